@@ -1,0 +1,24 @@
+// `mhacfg analyze`: every exact count of one model under one workload (and, with a device profile,
+// predicted times), as one Report.
+#pragma once
+
+#include <optional>
+
+#include "mhacfg/configurator/report.hpp"
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/model_spec.hpp"
+
+namespace mhacfg {
+
+struct Profile;
+
+inline constexpr const char* kSchemaVersion = "1.0";
+
+// The "model" object of every output: the resolved spec, so a reader sees what was counted.
+nlohmann::json model_json(const ModelSpec& m);
+nlohmann::json workload_json(const Workload& w);
+nlohmann::json counts_json(const ModelCounts& c);
+
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile);
+
+}  // namespace mhacfg

@@ -1,0 +1,38 @@
+// Resolves a model from the CLI's inputs: --hf-config FILE or --model NAME as the base, explicit
+// architecture flags on top (or alone, defining a custom model).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mhacfg/costmodel/model_spec.hpp"
+
+namespace mhacfg {
+
+struct ModelFlags {
+  std::string hf_config;
+  std::string model;
+  std::optional<std::int64_t> d_model, layers, heads, kv_heads, head_dim, v_head_dim;
+  std::optional<std::int64_t> kv_lora_rank, q_lora_rank, rope_head_dim;
+  std::optional<std::int64_t> ffn_dim, vocab, sliding_window;
+  std::optional<std::string> variant, ffn;
+  std::optional<bool> tie_embeddings;
+};
+
+// Defaults for a model given only by flags (stated in the README and in every output's "model").
+struct CustomDefaults {
+  static constexpr std::int64_t vocab_size = 32000;
+  static constexpr std::int64_t mla_rope_head_dim = 64;
+  static constexpr std::int64_t mla_head_dim = 192;  // qk_nope 128 + rope 64, as DeepSeek-V2/V3
+  static constexpr std::int64_t mla_v_head_dim = 128;
+};
+
+// Llama's FFN width rule: 2/3 of 4 d_model for a gated FFN (4 d_model for a plain one), rounded up
+// to a multiple of 256.
+std::int64_t default_ffn_dim(std::int64_t d_model, FfnKind kind);
+
+// Throws InputError naming the flag.
+ModelSpec resolve_model(const ModelFlags& flags);
+
+}  // namespace mhacfg

@@ -1,0 +1,243 @@
+#include "mhacfg/configurator/analyze.hpp"
+
+#include <set>
+
+#include "mhacfg/costmodel/predict.hpp"
+#include "mhacfg/costmodel/profile.hpp"
+
+namespace mhacfg {
+
+nlohmann::json model_json(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  nlohmann::json attn = {{"variant", std::string(to_string(a.variant))},
+                         {"num_q_heads", a.num_q_heads},
+                         {"num_kv_heads", a.num_kv_heads},
+                         {"group_size", a.group_size()},
+                         {"head_dim", a.head_dim},
+                         {"v_head_dim", a.v_head_dim},
+                         {"q_bias", a.q_bias},
+                         {"k_bias", a.k_bias},
+                         {"v_bias", a.v_bias},
+                         {"o_bias", a.o_bias},
+                         {"qk_norm", a.qk_norm}};
+  if (a.variant == AttentionVariant::mla)
+    attn["mla"] = {{"q_lora_rank", a.mla.q_lora_rank == 0 ? nlohmann::json(nullptr) : nlohmann::json(a.mla.q_lora_rank)},
+                   {"kv_lora_rank", a.mla.kv_lora_rank},
+                   {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
+                   {"rope_head_dim", a.mla.rope_head_dim}};
+  std::int64_t sliding = 0, moe_layers = 0;
+  std::set<std::int64_t> windows;
+  for (const auto& l : m.layers) {
+    if (l.window > 0) {
+      ++sliding;
+      windows.insert(l.window);
+    }
+    moe_layers += l.moe;
+  }
+  nlohmann::json j = {{"name", m.name},
+                      {"family", m.family},
+                      {"d_model", m.d_model},
+                      {"layers", m.num_layers()},
+                      {"vocab_size", m.vocab_size},
+                      {"tie_embeddings", m.tie_embeddings},
+                      {"learned_positions", m.learned_positions},
+                      {"attention", attn},
+                      {"layer_pattern",
+                       {{"full_attention_layers", m.num_layers() - sliding},
+                        {"sliding_window_layers", sliding},
+                        {"windows", std::vector<std::int64_t>(windows.begin(), windows.end())}}},
+                      {"ffn",
+                       {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
+                      {"norm",
+                       {{"kind", std::string(to_string(m.norm.kind))},
+                        {"per_layer", m.norm.per_layer},
+                        {"final_norm", m.norm.final_norm}}}};
+  if (moe_layers > 0)
+    j["moe"] = {{"moe_layers", moe_layers},
+                {"num_routed_experts", m.moe.num_routed_experts},
+                {"num_shared_experts", m.moe.num_shared_experts},
+                {"expert_ffn_dim", m.moe.expert_ffn_dim},
+                {"top_k", m.moe.top_k},
+                {"router_bias", m.moe.router_bias}};
+  if (m.extra.mtp_modules > 0) j["extra"] = {{"mtp_modules", m.extra.mtp_modules}};
+  return j;
+}
+
+nlohmann::json workload_json(const Workload& w) {
+  return {{"batch", w.batch},
+          {"prompt_len", w.prompt_len},
+          {"context", w.context},
+          {"kv_dtype", std::string(to_string(w.kv_dtype))},
+          {"weight_dtype", std::string(to_string(w.weight_dtype))},
+          {"tp", w.tp}};
+}
+
+namespace {
+nlohmann::json breakdown_json(const FlopBreakdown& f) {
+  return {{"projections", f.projections}, {"attention_core", f.attention_core}, {"ffn", f.ffn},
+          {"lm_head", f.lm_head}, {"total", f.total}};
+}
+}  // namespace
+
+nlohmann::json counts_json(const ModelCounts& c) {
+  const ParamCounts& p = c.params;
+  const KvCacheCounts& kv = c.kv_cache;
+  return {
+      {"params",
+       {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
+        {"attention_per_layer", p.attention_per_layer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
+        {"active", p.active}, {"mtp", p.mtp}}},
+      {"kv_cache",
+       {{"dtype", std::string(to_string(kv.dtype))}, {"bytes_per_token", kv.bytes_per_token},
+        {"bytes_per_token_per_layer", kv.bytes_per_token_per_layer},
+        {"bytes_per_token_beyond_window", kv.bytes_per_token_beyond_window}, {"layer_tokens", kv.layer_tokens},
+        {"bytes_total", kv.bytes_total}, {"kv_heads_per_gpu", kv.kv_heads_per_gpu}, {"replication", kv.replication},
+        {"bytes_per_gpu", kv.bytes_per_gpu}}},
+      {"flops",
+       {{"prefill", c.flops.prefill.total}, {"decode_per_token", c.flops.decode_per_token.total},
+        {"decode_step", c.flops.decode_step}, {"prefill_breakdown", breakdown_json(c.flops.prefill)},
+        {"decode_per_token_breakdown", breakdown_json(c.flops.decode_per_token)}}},
+      {"bytes",
+       {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},
+        {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written},
+        {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
+}
+
+namespace {
+
+Table quantity_table(const std::string& title) {
+  Table t;
+  t.title = title;
+  t.columns = {"quantity", "exact", "readable", "note"};
+  t.right_align = {false, true, true, false};
+  return t;
+}
+
+void row(Table& t, const std::string& name, std::int64_t v, const std::string& readable, const std::string& note = "") {
+  t.rows.push_back({name, fmt_int(v), readable, note});
+}
+
+}  // namespace
+
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile) {
+  const ModelCounts c = count_model(m, w);
+  Report r;
+  r.json = {{"schema_version", kSchemaVersion}, {"command", "analyze"}, {"model", model_json(m)},
+            {"workload", workload_json(w)}};
+  r.json.update(counts_json(c));
+
+  const AttentionSpec& a = m.attention;
+  std::string attn = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q/" +
+                     std::to_string(a.num_kv_heads) + "kv x " + std::to_string(a.head_dim);
+  if (a.v_head_dim != a.head_dim) attn += " (v " + std::to_string(a.v_head_dim) + ")";
+  if (a.variant == AttentionVariant::mla)
+    attn += ", kv_lora_rank " + std::to_string(a.mla.kv_lora_rank) + " + rope " + std::to_string(a.mla.rope_head_dim) +
+            (a.mla.q_lora_rank ? ", q_lora_rank " + std::to_string(a.mla.q_lora_rank) : "");
+  r.heading = m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " +
+              std::to_string(m.num_layers()) + " layers, " + attn + "; batch " + std::to_string(w.batch) +
+              ", prompt " + std::to_string(w.prompt_len) + ", context " + std::to_string(w.context) + ", KV " +
+              std::string(to_string(w.kv_dtype)) + ", weights " + std::string(to_string(w.weight_dtype)) +
+              (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+
+  const ParamCounts& p = c.params;
+  Table params = quantity_table("Parameters");
+  row(params, "total", p.total, fmt_count(double(p.total), ""), "main model, unique trainable");
+  row(params, "active per token", p.active, fmt_count(double(p.active), ""), p.active != p.total ? "top-k experts only" : "");
+  row(params, "embedding", p.embedding, fmt_count(double(p.embedding), ""), m.learned_positions ? "tokens + positions" : "");
+  row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head), ""), m.tie_embeddings ? "tied to the embedding" : "");
+  row(params, "attention", p.attention, fmt_count(double(p.attention), ""), "all layers");
+  row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer), ""));
+  row(params, "ffn", p.ffn, fmt_count(double(p.ffn), ""), p.router ? "dense FFNs + experts" : "");
+  if (p.router) row(params, "router", p.router, fmt_count(double(p.router), ""));
+  row(params, "norms", p.norms, fmt_count(double(p.norms), ""));
+  if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp), ""), "not in total; shares embedding and head");
+  r.tables.push_back(params);
+
+  const KvCacheCounts& kv = c.kv_cache;
+  Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
+  row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
+      a.variant == AttentionVariant::mla ? "latent + RoPE key, all layers" : "K and V, all layers");
+  if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
+    row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,
+        fmt_bytes(double(kv.bytes_per_token_beyond_window)), "full-attention layers only");
+  row(kvt, "layer-tokens per sequence", kv.layer_tokens, fmt_count(double(kv.layer_tokens)),
+      "sum over layers of tokens held at context " + std::to_string(w.context));
+  row(kvt, "bytes total", kv.bytes_total, fmt_bytes(double(kv.bytes_total)),
+      "batch " + std::to_string(w.batch) + " x context " + std::to_string(w.context));
+  if (w.tp > 1)
+    row(kvt, "bytes per GPU", kv.bytes_per_gpu, fmt_bytes(double(kv.bytes_per_gpu)),
+        std::to_string(kv.kv_heads_per_gpu) + " KV head(s) per GPU, " +
+            (kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs" : "split"));
+  r.tables.push_back(kvt);
+
+  Table fl = quantity_table("FLOPs (matmuls, multiply-add = 2)");
+  auto add_breakdown = [&](const std::string& label, const FlopBreakdown& f) {
+    row(fl, label + " total", f.total, fmt_si(double(f.total), "FLOP"));
+    row(fl, label + " projections", f.projections, fmt_si(double(f.projections), "FLOP"));
+    row(fl, label + " attention core", f.attention_core, fmt_si(double(f.attention_core), "FLOP"));
+    row(fl, label + " ffn", f.ffn, fmt_si(double(f.ffn), "FLOP"));
+    row(fl, label + " lm_head", f.lm_head, fmt_si(double(f.lm_head), "FLOP"));
+  };
+  add_breakdown("prefill", c.flops.prefill);
+  add_breakdown("decode/token", c.flops.decode_per_token);
+  r.tables.push_back(fl);
+
+  Table by = quantity_table("Bytes moved per decode step");
+  row(by, "weights", c.bytes.weights, fmt_bytes(double(c.bytes.weights)),
+      c.bytes.experts_read > 0 ? fmt_fixed(c.bytes.experts_read, 1) + " routed experts per MoE layer (uniform routing)" : "");
+  row(by, "KV read", c.bytes.kv_read, fmt_bytes(double(c.bytes.kv_read)));
+  row(by, "KV written", c.bytes.kv_written, fmt_bytes(double(c.bytes.kv_written)));
+  row(by, "step total", c.bytes.step, fmt_bytes(double(c.bytes.step)), "batch " + std::to_string(w.batch));
+  row(by, "per token", c.bytes.per_token, fmt_bytes(double(c.bytes.per_token)), "step / batch");
+  by.rows.push_back({"arithmetic intensity", fmt_fixed(c.bytes.arithmetic_intensity, 2), "FLOP/byte", "decode step"});
+  r.tables.push_back(by);
+
+  if (profile) {
+    const Predictor pred(*profile);
+    const ModelTimes t = predict_model(m, w, pred);
+    const std::string basis = t.calibrated ? "calibrated" : "uncalibrated roofline";
+    r.json["predicted"] = {{"profile", profile->name},
+                           {"profile_source", profile->source},
+                           {"basis", basis},
+                           {"extrapolated", t.extrapolated},
+                           {"prefill_ms", t.prefill_ms},
+                           {"prefill_attention_ms", t.prefill_attention_ms},
+                           {"decode_step_ms", t.decode_step_ms},
+                           {"decode_attention_ms", t.decode_attention_ms},
+                           {"decode_attention_core_ms", t.decode_attention_core_ms},
+                           {"decode_projections_ms", t.decode_projections_ms},
+                           {"decode_ffn_ms", t.decode_ffn_ms},
+                           {"decode_lm_head_ms", t.decode_lm_head_ms},
+                           {"decode_comm_ms", t.decode_comm_ms},
+                           {"tokens_per_s", t.tokens_per_s}};
+    Table tt;
+    tt.title = "Predicted times on " + profile->name + " (" + basis + (t.extrapolated ? ", extrapolated" : "") + ")";
+    tt.columns = {"quantity", "time", "note"};
+    tt.right_align = {false, true, false};
+    tt.rows = {{"prefill", fmt_ms(t.prefill_ms), "batch x prompt, per GPU"},
+               {"prefill attention", fmt_ms(t.prefill_attention_ms), "core + projections"},
+               {"decode step", fmt_ms(t.decode_step_ms), "one token for each of batch sequences"},
+               {"decode attention", fmt_ms(t.decode_attention_ms), "core + projections"},
+               {"decode ffn", fmt_ms(t.decode_ffn_ms), ""},
+               {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
+    if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
+    r.tables.push_back(tt);
+  }
+
+  r.csv.columns = {"key", "value"};
+  std::function<void(const nlohmann::json&, const std::string&)> flatten = [&](const nlohmann::json& j, const std::string& prefix) {
+    for (const auto& [k, v] : j.items()) {
+      const std::string key = prefix.empty() ? k : prefix + "." + k;
+      if (v.is_object()) flatten(v, key);
+      else r.csv.rows.push_back({key, v.is_string() ? v.get<std::string>() : v.dump()});
+    }
+  };
+  flatten(r.json, "");
+  r.notes.push_back(
+      "Conventions: FLOPs count matmuls only; causal prefill counts the exact unmasked query-key pairs (not the "
+      "half-square convention); MLA decode is counted absorbed, MLA prefill decompressed; the LM head runs on the last "
+      "prompt position only.");
+  return r;
+}
+
+}  // namespace mhacfg

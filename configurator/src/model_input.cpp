@@ -1,0 +1,132 @@
+#include "mhacfg/configurator/model_input.hpp"
+
+#include "mhacfg/configurator/presets.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
+
+namespace mhacfg {
+
+std::int64_t default_ffn_dim(std::int64_t d_model, FfnKind kind) {
+  const std::int64_t raw = kind == FfnKind::gated ? (8 * d_model + 2) / 3 : 4 * d_model;
+  return (raw + 255) / 256 * 256;
+}
+
+namespace {
+
+std::string text(std::int64_t v) { return std::to_string(v); }
+
+ModelSpec custom_base(const ModelFlags& f) {
+  if (!f.d_model) throw InputError("--d-model", "(missing)", "required when neither --model nor --hf-config is given");
+  if (!f.layers) throw InputError("--layers", "(missing)", "required when neither --model nor --hf-config is given");
+  if (!f.heads) throw InputError("--heads", "(missing)", "required when neither --model nor --hf-config is given");
+  ModelSpec m;
+  m.name = "custom";
+  m.family = "custom";
+  m.d_model = *f.d_model;
+  m.vocab_size = CustomDefaults::vocab_size;
+  m.layers.assign(static_cast<std::size_t>(*f.layers), LayerSpec{});
+  m.attention.num_q_heads = m.attention.num_kv_heads = *f.heads;
+  m.ffn.kind = FfnKind::gated;
+  m.norm = NormSpec{NormKind::rmsnorm, 2, true};
+  return m;
+}
+
+void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
+  AttentionSpec& a = m.attention;
+  const std::int64_t old_heads = a.num_q_heads;
+  if (f.heads) a.num_q_heads = *f.heads;
+  const AttentionVariant variant = f.variant ? parse_variant(*f.variant, "--variant") : a.variant;
+  const bool mla = variant == AttentionVariant::mla;
+  if (mla) {
+    MlaSpec& l = a.mla;
+    if (a.variant != AttentionVariant::mla) {  // switching to MLA: DeepSeek-V2/V3 per-head widths
+      l.rope_head_dim = CustomDefaults::mla_rope_head_dim;
+      a.head_dim = CustomDefaults::mla_head_dim;
+      a.v_head_dim = CustomDefaults::mla_v_head_dim;
+      a.q_bias = a.k_bias = a.v_bias = a.qk_norm = false;
+    }
+    if (f.rope_head_dim) l.rope_head_dim = *f.rope_head_dim;
+    if (f.head_dim) a.head_dim = *f.head_dim;  // the Q/K width: qk_nope_head_dim + rope_head_dim
+    if (f.v_head_dim) a.v_head_dim = *f.v_head_dim;
+    if (f.kv_lora_rank) l.kv_lora_rank = *f.kv_lora_rank;
+    if (f.q_lora_rank) l.q_lora_rank = *f.q_lora_rank;
+    if (l.kv_lora_rank <= 0) throw InputError("--kv-lora-rank", "(missing)", "required with --variant mla");
+    if (a.head_dim <= l.rope_head_dim)
+      throw InputError("--head-dim", text(a.head_dim),
+                       "must exceed --rope-head-dim = " + text(l.rope_head_dim) + " for MLA (it is nope + rope)");
+    l.qk_nope_head_dim = a.head_dim - l.rope_head_dim;
+    if (f.kv_heads && *f.kv_heads != a.num_q_heads)
+      throw InputError("--kv-heads", text(*f.kv_heads), "MLA has one latent shared by all heads; omit --kv-heads");
+    a.num_kv_heads = a.num_q_heads;
+    a.variant = AttentionVariant::mla;
+    return;
+  }
+  for (const auto& [given, name] : {std::pair{f.kv_lora_rank.has_value(), "--kv-lora-rank"},
+                                    std::pair{f.q_lora_rank.has_value(), "--q-lora-rank"},
+                                    std::pair{f.rope_head_dim.has_value(), "--rope-head-dim"}})
+    if (given) throw InputError(name, "(given)", "only valid with --variant mla");
+  if (a.variant == AttentionVariant::mla) {  // switching away from MLA: plain per-head widths
+    a.mla = MlaSpec{};
+    a.v_head_dim = a.head_dim = a.mla.qk_nope_head_dim > 0 ? a.mla.qk_nope_head_dim : a.head_dim;
+  }
+  if (f.head_dim) {
+    a.head_dim = *f.head_dim;
+    if (!f.v_head_dim) a.v_head_dim = a.head_dim;
+  } else if (custom || (f.heads && !f.head_dim && m.d_model % a.num_q_heads == 0 &&
+                        a.head_dim * old_heads == m.d_model)) {
+    // Custom models, and presets whose head_dim was d_model / heads, keep that rule.
+    if (m.d_model % a.num_q_heads != 0)
+      throw InputError("--heads", text(a.num_q_heads),
+                       "must divide --d-model = " + text(m.d_model) + " unless --head-dim is given");
+    a.head_dim = m.d_model / a.num_q_heads;
+    if (!f.v_head_dim) a.v_head_dim = a.head_dim;
+  }
+  if (f.v_head_dim) a.v_head_dim = *f.v_head_dim;
+  if (f.kv_heads) {
+    a.num_kv_heads = *f.kv_heads;
+  } else if (f.variant) {
+    if (variant == AttentionVariant::mha) a.num_kv_heads = a.num_q_heads;
+    else if (variant == AttentionVariant::mqa) a.num_kv_heads = 1;
+    else if (f.heads || custom)
+      throw InputError("--kv-heads", "(missing)", "required with --variant gqa");
+  } else if (f.heads && a.num_kv_heads == old_heads) {
+    a.num_kv_heads = a.num_q_heads;  // MHA stays MHA when the head count changes
+  }
+  if (a.num_kv_heads <= 0 || a.num_q_heads % a.num_kv_heads != 0)
+    throw InputError(f.kv_heads ? "--kv-heads" : "--heads", text(f.kv_heads ? a.num_kv_heads : a.num_q_heads),
+                     "KV heads (" + text(a.num_kv_heads) + ") must divide query heads (" + text(a.num_q_heads) + ")");
+  a.variant = variant_for_heads(a.num_q_heads, a.num_kv_heads);
+  if (f.variant && a.variant != variant)
+    throw InputError("--variant", *f.variant,
+                     text(a.num_q_heads) + " query heads with " + text(a.num_kv_heads) + " KV heads is " +
+                         std::string(to_string(a.variant)));
+}
+
+}  // namespace
+
+ModelSpec resolve_model(const ModelFlags& f) {
+  if (!f.hf_config.empty() && !f.model.empty())
+    throw InputError("--model", f.model, "cannot be combined with --hf-config");
+  const bool custom = f.hf_config.empty() && f.model.empty();
+  ModelSpec m = !f.hf_config.empty() ? load_hf_config(f.hf_config)
+                : !f.model.empty()   ? load_model_preset(f.model)
+                                     : custom_base(f);
+  if (!custom && (f.d_model || f.layers || f.heads || f.kv_heads || f.head_dim || f.v_head_dim || f.variant ||
+                  f.kv_lora_rank || f.q_lora_rank || f.rope_head_dim || f.ffn_dim || f.ffn || f.vocab ||
+                  f.sliding_window || f.tie_embeddings))
+    m.name += " (modified)";
+  if (f.d_model) m.d_model = *f.d_model;
+  if (f.layers) m.layers.resize(static_cast<std::size_t>(*f.layers), m.layers.empty() ? LayerSpec{} : m.layers.back());
+  apply_attention_flags(f, m, custom);
+  if (f.ffn) m.ffn.kind = parse_ffn_kind(*f.ffn, "--ffn");
+  if (f.ffn_dim) m.ffn.ffn_dim = *f.ffn_dim;
+  else if (custom || f.d_model || f.ffn) m.ffn.ffn_dim = default_ffn_dim(m.d_model, m.ffn.kind);
+  if (f.vocab) m.vocab_size = *f.vocab;
+  if (f.tie_embeddings) m.tie_embeddings = *f.tie_embeddings;
+  if (f.sliding_window)
+    for (auto& l : m.layers) l.window = *f.sliding_window;
+  validate(m);
+  return m;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,93 @@
+// Exact counts of a model under a workload: parameters, KV cache, FLOPs, bytes moved per decode step.
+// Conventions (README "Counting conventions"): FLOPs count matmuls only, a multiply-add is 2; causal
+// prefill counts the exact unmasked pairs; MLA decode is counted absorbed, MLA prefill decompressed.
+#pragma once
+
+#include <cstdint>
+
+#include "mhacfg/costmodel/dtype.hpp"
+#include "mhacfg/costmodel/model_spec.hpp"
+#include "mhacfg/costmodel/ops.hpp"
+
+namespace mhacfg {
+
+struct Workload {
+  std::int64_t batch = 1;         // concurrent sequences
+  std::int64_t prompt_len = 2048; // prefill tokens per sequence
+  std::int64_t context = 8192;    // KV length at decode, including the token being decoded
+  DType kv_dtype = DType::bf16;
+  DType weight_dtype = DType::bf16;
+  std::int64_t tp = 1;  // tensor-parallel degree
+};
+void validate(const Workload& w);
+
+struct ParamCounts {
+  std::int64_t total = 0;      // unique trainable parameters of the main model
+  std::int64_t embedding = 0;  // token embedding (+ learned positions)
+  std::int64_t lm_head = 0;    // untied output projection; 0 when tied to the embedding
+  std::int64_t attention = 0;  // all layers (projections, biases, MLA norms, q/k norms)
+  std::int64_t attention_per_layer = 0;
+  std::int64_t ffn = 0;        // dense FFNs and experts, all layers
+  std::int64_t router = 0;
+  std::int64_t norms = 0;      // per-layer and final norms
+  std::int64_t active = 0;     // used per token (routed experts: top_k of them)
+  std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
+};
+
+struct KvCacheCounts {
+  DType dtype = DType::bf16;
+  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent)
+  std::int64_t bytes_per_token = 0;                // one token held in every layer
+  std::int64_t bytes_per_token_beyond_window = 0;  // growth per token once every window is full
+  std::int64_t layer_tokens = 0;   // sum over layers of tokens held for one sequence at `context`
+  std::int64_t bytes_total = 0;    // batch x context, sliding windows honoured
+  std::int64_t kv_heads_per_gpu = 0;  // under tp (MLA: 1 latent, held whole on each GPU)
+  std::int64_t replication = 1;       // GPUs holding a copy of each KV head
+  std::int64_t bytes_per_gpu = 0;
+};
+
+struct FlopBreakdown {
+  std::int64_t projections = 0;     // Q, K, V, O (and MLA down/up) projections
+  std::int64_t attention_core = 0;  // Q K^T and P V
+  std::int64_t ffn = 0;             // dense FFN, experts and router
+  std::int64_t lm_head = 0;
+  std::int64_t total = 0;
+};
+
+struct FlopCounts {
+  FlopBreakdown prefill;           // batch x prompt_len tokens; LM head on the last position only
+  FlopBreakdown decode_per_token;  // one token of one sequence at KV length `context`
+  std::int64_t decode_step = 0;    // batch x decode_per_token
+};
+
+// Minimum bytes moved by one decode step of `batch` sequences: every weight read once, the KV cache
+// read once, the new K/V written. Activations are not counted.
+struct DecodeBytes {
+  std::int64_t weights = 0;
+  std::int64_t kv_read = 0;
+  std::int64_t kv_written = 0;
+  std::int64_t step = 0;           // the sum
+  std::int64_t per_token = 0;      // step / batch, rounded
+  double arithmetic_intensity = 0; // decode-step FLOPs per byte
+  double experts_read = 0;         // MoE: expected distinct routed experts per MoE layer
+};
+
+struct ModelCounts {
+  ParamCounts params;
+  KvCacheCounts kv_cache;
+  FlopCounts flops;
+  DecodeBytes bytes;
+};
+
+ParamCounts count_params(const ModelSpec& m);
+KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w);
+FlopCounts count_flops(const ModelSpec& m, const Workload& w);
+ModelCounts count_model(const ModelSpec& m, const Workload& w);
+
+// Parameters of one layer's attention block.
+std::int64_t attention_params_per_layer(const ModelSpec& m);
+// The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed).
+AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
+                                     std::int64_t q_len, std::int64_t kv_len, bool decode);
+
+}  // namespace mhacfg

@@ -1,0 +1,47 @@
+// Error channels (STYLE.md point 7): user/data errors are typed exceptions caught once in main and
+// mapped to exit codes; broken invariants are always-on checks that name file:line.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace mhacfg {
+
+// Exit codes of the CLI. Libraries never exit; main maps exceptions to these.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInfeasible = 1,  // no feasible configuration
+  kExitInvalidInput = 2,
+  kExitRuntime = 3,  // runtime or device failure
+};
+
+// Invalid input: a file, flag, config key or record that cannot be accepted. The message is one line
+// that names the field and the offending value.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+  InputError(const std::string& field, const std::string& value, const std::string& reason)
+      : std::runtime_error(field + " = " + value + ": " + reason) {}
+};
+
+// The search found nothing that satisfies the constraints.
+class InfeasibleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A failure of the machine or device while running (timers, allocation, kernels).
+class RuntimeFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void invariant_failed(const char* expr, const char* file, int line, const std::string& what);
+
+}  // namespace mhacfg
+
+// Always-on invariant check (independent of NDEBUG).
+#define MHACFG_CHECK(cond, what)                                      \
+  do {                                                                \
+    if (!(cond)) ::mhacfg::invariant_failed(#cond, __FILE__, __LINE__, (what)); \
+  } while (0)

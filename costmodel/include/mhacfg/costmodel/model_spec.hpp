@@ -1,0 +1,109 @@
+// The one model specification every input (HF config.json, presets, flags, the recommender's
+// candidates) resolves to, and every count is computed from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mhacfg {
+
+enum class AttentionVariant { mha, gqa, mqa, mla };
+enum class FfnKind { gated, plain };  // gated: gate, up, down (3 matrices); plain: up, down
+enum class NormKind { rmsnorm, layernorm };  // layernorm carries a bias
+
+std::string_view to_string(AttentionVariant v);
+std::string_view to_string(FfnKind k);
+std::string_view to_string(NormKind k);
+AttentionVariant parse_variant(std::string_view name, const std::string& field);
+FfnKind parse_ffn_kind(std::string_view name, const std::string& field);
+
+// Multi-head latent attention (DeepSeek-V2/V3). K and V are decompressed from a shared latent of
+// kv_lora_rank dims plus a decoupled RoPE key of rope_head_dim dims; only those are cached.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;  // 0: queries are projected directly from d_model
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t rope_head_dim = 0;
+};
+
+struct AttentionSpec {
+  AttentionVariant variant = AttentionVariant::mha;
+  std::int64_t num_q_heads = 0;
+  std::int64_t num_kv_heads = 0;  // MLA: the logical KV heads after decompression (= num_q_heads)
+  std::int64_t head_dim = 0;      // Q/K width per head; MLA: qk_nope_head_dim + rope_head_dim
+  std::int64_t v_head_dim = 0;
+  // Projection biases. For MLA q_bias/k_bias sit on the down projections (q_a, kv_a), as in
+  // DeepSeek's `attention_bias`.
+  bool q_bias = false;
+  bool k_bias = false;
+  bool v_bias = false;
+  bool o_bias = false;
+  bool qk_norm = false;  // per-head RMSNorm of q and k (head_dim weights each), as in Qwen3
+  MlaSpec mla;
+
+  std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
+};
+
+// Per-layer structure. window == 0 means full (global) causal attention; otherwise each query attends
+// to at most `window` keys (itself included) and the cache holds at most `window` tokens.
+struct LayerSpec {
+  std::int64_t window = 0;
+  bool moe = false;
+};
+
+struct FfnSpec {
+  FfnKind kind = FfnKind::gated;
+  std::int64_t ffn_dim = 0;  // intermediate width of the dense FFN
+  bool bias = false;
+};
+
+// Mixture of experts on the layers marked `moe`. Shared experts always run; each is an FFN of
+// expert_ffn_dim (DeepSeek fuses them into one FFN of num_shared_experts * expert_ffn_dim).
+struct MoeSpec {
+  std::int64_t num_routed_experts = 0;
+  std::int64_t num_shared_experts = 0;
+  std::int64_t expert_ffn_dim = 0;
+  std::int64_t top_k = 0;
+  bool router_bias = false;  // a per-expert bias on the router (DeepSeek-V3 e_score_correction_bias)
+};
+
+struct NormSpec {
+  NormKind kind = NormKind::rmsnorm;
+  std::int64_t per_layer = 2;  // 1 for Falcon-7B's shared norm, 4 for Gemma-2's sandwich norms
+  bool final_norm = true;
+};
+
+// Modules that ship with a checkpoint but are not part of the main model (reported separately).
+struct ExtraSpec {
+  // DeepSeek-V3 multi-token prediction: each module is two RMSNorms on its inputs, a 2d -> d
+  // projection, one transformer block and a final RMSNorm; it shares the embedding and LM head.
+  std::int64_t mtp_modules = 0;
+};
+
+struct ModelSpec {
+  std::string name;    // preset name or file the spec came from
+  std::string family;  // HF model_type, or "custom"
+  std::int64_t d_model = 0;
+  std::int64_t vocab_size = 0;
+  bool tie_embeddings = false;
+  std::int64_t learned_positions = 0;  // rows of a learned position-embedding table (GPT-2), else 0
+  AttentionSpec attention;
+  std::vector<LayerSpec> layers;
+  FfnSpec ffn;
+  MoeSpec moe;
+  NormSpec norm;
+  ExtraSpec extra;
+
+  std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
+};
+
+// Variant implied by head counts for non-MLA attention: equal -> mha, one KV head -> mqa, else gqa.
+AttentionVariant variant_for_heads(std::int64_t num_q_heads, std::int64_t num_kv_heads);
+
+// Throws InputError naming the first invalid field (zero/negative sizes, heads that do not divide,
+// variant inconsistent with the head counts, MLA ranks missing, MoE fields inconsistent).
+void validate(const ModelSpec& spec);
+
+}  // namespace mhacfg

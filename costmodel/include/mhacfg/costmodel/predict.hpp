@@ -1,0 +1,65 @@
+// Time predictions from a device profile: per op (attention, GEMM, attention block) and per model
+// (prefill, decode step). Calibrated op classes use their fitted model; the rest fall back to the
+// datasheet roofline and say so. Predictions outside a class's calibrated range are flagged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/profile.hpp"
+#include "mhacfg/costmodel/records.hpp"
+
+namespace mhacfg {
+
+// The features whose calibrated [min, max] an op class records; predictions outside are flagged.
+using RangePoint = std::vector<std::pair<std::string, double>>;
+RangePoint range_point(const AttentionShape& s);
+RangePoint range_point(const GemmShape& g);
+
+struct Prediction {
+  double time_ms = 0;
+  bool calibrated = false;    // from a fitted op class (else: the uncalibrated roofline)
+  bool extrapolated = false;  // outside the calibrated range of its op class
+};
+
+class Predictor {
+ public:
+  explicit Predictor(const Profile& profile);
+  const Profile& profile() const { return profile_; }
+
+  Prediction attention(const AttentionShape& s, Phase phase, DType dtype) const;
+  Prediction gemm(const GemmShape& g, DType dtype) const;
+  // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
+  Prediction record(const MeasurementRecord& r) const;
+
+  // "calibrated (median error 3.1 %)" or "uncalibrated roofline".
+  std::string basis(const std::string& op_class) const;
+
+ private:
+  Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
+  const Profile& profile_;
+};
+
+
+// Predicted times of a whole model under a workload, per GPU under tensor parallelism.
+struct ModelTimes {
+  // Prefill of `batch` sequences of `prompt_len` tokens.
+  double prefill_attention_ms = 0;  // attention core + Q/K/V/O projections, all layers
+  double prefill_ms = 0;            // everything: + FFN, LM head, TP all-reduces
+  // One decode step of `batch` sequences at KV length `context`.
+  double decode_attention_core_ms = 0;
+  double decode_projections_ms = 0;
+  double decode_attention_ms = 0;   // core + projections
+  double decode_ffn_ms = 0;
+  double decode_lm_head_ms = 0;
+  double decode_comm_ms = 0;        // TP all-reduces (datasheet link bandwidth)
+  double decode_step_ms = 0;
+  double tokens_per_s = 0;          // batch / decode step
+  bool calibrated = true;           // every op came from a fitted class
+  bool extrapolated = false;        // some op lay outside its calibrated range
+};
+
+ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& p);
+
+}  // namespace mhacfg

@@ -1,0 +1,74 @@
+// Device profiles: spec ceilings (datasheet or measured), what the device's fast kernels support,
+// fitted time-model parameters per op class, and provenance. Stored as JSON with units in keys.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mhacfg/costmodel/dtype.hpp"
+#include "mhacfg/costmodel/time_model.hpp"
+
+namespace mhacfg {
+
+inline constexpr const char* kProfileSchemaVersion = "1.0";
+
+struct SpecCeilings {
+  std::int64_t memory_bytes = 0;
+  double mem_bw_bytes_per_s = 0;
+  std::map<std::string, double> peak_flop_per_s;  // dense matmul rate by input dtype: bf16, fp16, fp8, fp32
+  double interconnect_bw_bytes_per_s = 0;         // per GPU per direction (NVLink, PCIe); 0 = unknown
+  std::int64_t compute_units = 0;                 // SMs or cores
+};
+
+// What the device's fast attention kernels support (the recommender rejects or penalises the rest).
+struct KernelSupport {
+  std::vector<std::int64_t> head_dims;    // empty: any multiple of 8
+  std::vector<std::int64_t> group_sizes;  // empty: any
+  bool mla = true;
+  std::string source;  // where the list comes from
+};
+
+// Calibrated time model of one op class, with its fit quality and calibrated range.
+struct OpFit {
+  OpModel model;
+  std::int64_t records = 0;
+  double fit_median_ape = 0;  // on the fitted records
+  double fit_p90_ape = 0;
+  double cv_median_ape = 0;   // leave-one-out cross-validation
+  double cv_p90_ape = 0;
+  std::map<std::string, std::pair<double, double>> range;  // feature -> [min, max] seen in the fit
+};
+
+struct Validation {
+  std::int64_t records = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+  std::string what;  // e.g. "held-out shapes measured with bench on the same machine"
+};
+
+struct Profile {
+  std::string name;
+  std::string device;
+  std::string kind = "gpu";          // gpu or cpu
+  std::string source = "datasheet";  // datasheet or measured
+  nlohmann::json provenance = nlohmann::json::object();
+  SpecCeilings spec;
+  KernelSupport kernels;
+  std::map<std::string, OpFit> ops;  // by op class: attention/prefill, attention/decode, ...
+  std::vector<Validation> validation;
+  nlohmann::json measured = nlohmann::json::object();  // measured ceilings and kernel-speed ratios
+
+  bool calibrated() const { return !ops.empty(); }
+  double peak_flop_per_s(DType compute) const;  // falls back to bf16 when the dtype is not listed
+};
+
+// Throws InputError naming `where` and the field.
+Profile profile_from_json(const nlohmann::json& j, const std::string& where);
+nlohmann::json profile_to_json(const Profile& p);
+Profile load_profile_file(const std::string& path);
+
+}  // namespace mhacfg

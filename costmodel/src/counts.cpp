@@ -1,0 +1,298 @@
+// Parameter, KV-cache, FLOP and byte counts: the one place these are computed (STYLE.md point 2).
+#include "mhacfg/costmodel/counts.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+void validate(const Workload& w) {
+  if (w.batch <= 0) throw InputError("batch", std::to_string(w.batch), "must be positive");
+  if (w.prompt_len <= 0) throw InputError("prompt_len", std::to_string(w.prompt_len), "must be positive");
+  if (w.context <= 0) throw InputError("context", std::to_string(w.context), "must be positive");
+  if (w.tp <= 0) throw InputError("tp", std::to_string(w.tp), "must be positive");
+}
+
+namespace {
+
+constexpr const char* kParams = "parameter count";
+constexpr const char* kKv = "KV-cache bytes";
+constexpr const char* kFlops = "FLOP count";
+constexpr const char* kBytes = "decode bytes";
+
+bool is_mla(const ModelSpec& m) { return m.attention.variant == AttentionVariant::mla; }
+
+std::int64_t norm_params(const ModelSpec& m, std::int64_t width) {
+  return m.norm.kind == NormKind::layernorm ? 2 * width : width;  // LayerNorm: weight + bias
+}
+
+// Weight elements of one dense FFN of width f: gated = gate, up (d x f) and down (f x d).
+std::int64_t ffn_matrix_params(const ModelSpec& m, std::int64_t f) {
+  return mul(m.ffn.kind == FfnKind::gated ? 3 : 2, m.d_model, f, kParams);
+}
+std::int64_t ffn_params(const ModelSpec& m, std::int64_t f) {
+  std::int64_t p = ffn_matrix_params(m, f);
+  if (m.ffn.bias) p = add(p, (m.ffn.kind == FfnKind::gated ? 2 * f : f) + m.d_model, kParams);
+  return p;
+}
+
+// Matmul weight elements a token passes through in one layer's attention projections.
+std::int64_t attention_matmul_weights(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  const std::int64_t d = m.d_model;
+  if (is_mla(m)) {
+    const MlaSpec& l = a.mla;
+    const std::int64_t q_out = mul(a.num_q_heads, a.head_dim, kParams);
+    const std::int64_t q = l.q_lora_rank > 0 ? add(mul(d, l.q_lora_rank, kParams), mul(l.q_lora_rank, q_out, kParams), kParams)
+                                             : mul(d, q_out, kParams);
+    const std::int64_t kv_a = mul(d, l.kv_lora_rank + l.rope_head_dim, kParams);
+    const std::int64_t kv_b = mul(l.kv_lora_rank, a.num_q_heads, l.qk_nope_head_dim + a.v_head_dim, kParams);
+    const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
+    return add(add(q, kv_a, kParams), add(kv_b, o, kParams), kParams);
+  }
+  const std::int64_t q = mul(d, a.num_q_heads, a.head_dim, kParams);
+  const std::int64_t k = mul(d, a.num_kv_heads, a.head_dim, kParams);
+  const std::int64_t v = mul(d, a.num_kv_heads, a.v_head_dim, kParams);
+  const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
+  return add(add(q, k, kParams), add(v, o, kParams), kParams);
+}
+
+// Routed-expert weights of one MoE layer.
+std::int64_t expert_params(const ModelSpec& m) { return ffn_params(m, m.moe.expert_ffn_dim); }
+std::int64_t router_params(const ModelSpec& m) {
+  return add(mul(m.moe.num_routed_experts, m.d_model, kParams), m.moe.router_bias ? m.moe.num_routed_experts : 0,
+             kParams);
+}
+std::int64_t shared_expert_params(const ModelSpec& m) {
+  return m.moe.num_shared_experts > 0 ? ffn_params(m, mul(m.moe.num_shared_experts, m.moe.expert_ffn_dim, kParams)) : 0;
+}
+
+// FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
+std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
+  if (!l.moe) return ffn_params(m, m.ffn.ffn_dim);
+  return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
+}
+
+std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
+  std::int64_t p = add(attention_params_per_layer(m), layer_ffn_params(m, l), kParams);
+  if (l.moe) p = add(p, router_params(m), kParams);
+  return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
+}
+
+// FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
+// routed experts and the shared experts.
+std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
+  if (!l.moe) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
+  const std::int64_t router = mul(2 * tokens, m.d_model, m.moe.num_routed_experts, kFlops);  // x W_router
+  const std::int64_t experts = m.moe.top_k + m.moe.num_shared_experts;
+  const std::int64_t expert = mul(2 * tokens, experts, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
+  return add(router, expert, kFlops);
+}
+
+std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  if (is_mla(m)) return a.mla.kv_lora_rank + a.mla.rope_head_dim;  // the compressed latent + RoPE key
+  return mul(a.num_kv_heads, a.head_dim + a.v_head_dim, kKv);    // K and V of every KV head
+}
+
+std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
+  return l.window > 0 ? std::min(context, l.window) : context;
+}
+
+std::int64_t layer_tokens(const ModelSpec& m, std::int64_t context) {
+  std::int64_t sum = 0;
+  for (const auto& l : m.layers) sum = add(sum, cached_tokens(l, context), kKv);
+  return sum;
+}
+
+// Sums f(layer) over layers, evaluating f once per run of identical layers (most models are uniform).
+template <typename F>
+std::int64_t sum_layers(const ModelSpec& m, const char* quantity, F f) {
+  std::int64_t sum = 0;
+  std::size_t i = 0;
+  while (i < m.layers.size()) {
+    std::size_t j = i + 1;
+    while (j < m.layers.size() && m.layers[j].window == m.layers[i].window && m.layers[j].moe == m.layers[i].moe) ++j;
+    sum = add(sum, mul(static_cast<std::int64_t>(j - i), f(m.layers[i]), quantity), quantity);
+    i = j;
+  }
+  return sum;
+}
+
+std::int64_t moe_layer_count(const ModelSpec& m) {
+  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
+}
+
+void finish(FlopBreakdown& f) {
+  f.total = add(add(f.projections, f.attention_core, kFlops), add(f.ffn, f.lm_head, kFlops), kFlops);
+}
+
+}  // namespace
+
+std::int64_t attention_params_per_layer(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  std::int64_t p = attention_matmul_weights(m);
+  if (is_mla(m)) {
+    const MlaSpec& l = a.mla;
+    if (l.q_lora_rank > 0) p = add(p, l.q_lora_rank * (a.q_bias ? 2 : 1), kParams);  // q_a_layernorm (+ q_a bias)
+    p = add(p, l.kv_lora_rank + (a.k_bias ? l.kv_lora_rank + l.rope_head_dim : 0), kParams);  // kv_a_layernorm (+ bias)
+    if (a.q_bias && l.q_lora_rank == 0) p = add(p, a.num_q_heads * a.head_dim, kParams);
+  } else {
+    if (a.q_bias) p = add(p, a.num_q_heads * a.head_dim, kParams);
+    if (a.k_bias) p = add(p, a.num_kv_heads * a.head_dim, kParams);
+    if (a.v_bias) p = add(p, a.num_kv_heads * a.v_head_dim, kParams);
+    if (a.qk_norm) p = add(p, 2 * a.head_dim, kParams);  // q_norm and k_norm weights, shared by heads
+  }
+  if (a.o_bias) p = add(p, m.d_model, kParams);
+  return p;
+}
+
+ParamCounts count_params(const ModelSpec& m) {
+  ParamCounts p;
+  const std::int64_t d = m.d_model;
+  p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
+  p.lm_head = m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams);
+  p.attention_per_layer = attention_params_per_layer(m);
+  p.attention = mul(p.attention_per_layer, m.num_layers(), kParams);
+  p.ffn = sum_layers(m, kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
+  const std::int64_t moe_layers = moe_layer_count(m);
+  p.router = mul(moe_layers, router_params(m), kParams);
+  p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
+                m.norm.final_norm ? norm_params(m, d) : 0, kParams);
+  p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
+                add(p.router, p.norms, kParams), kParams);
+  const std::int64_t inactive =
+      moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
+  p.active = p.total - inactive;
+  if (m.extra.mtp_modules > 0) {
+    // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last layer, shared_head norm.
+    const std::int64_t module = add(add(mul(2, norm_params(m, d), kParams), mul(2 * d, d, kParams), kParams),
+                                    add(layer_params(m, m.layers.back()), norm_params(m, d), kParams), kParams);
+    p.mtp = mul(m.extra.mtp_modules, module, kParams);
+  }
+  return p;
+}
+
+KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) {
+  KvCacheCounts kv;
+  kv.dtype = w.kv_dtype;
+  const std::int64_t elems = kv_elements_per_token_per_layer(m);
+  kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
+  kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_layers(), kKv), kKv);
+  const std::int64_t full_layers =
+      std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.window == 0; });
+  kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
+  kv.layer_tokens = layer_tokens(m, w.context);
+  kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+
+  const AttentionSpec& a = m.attention;
+  if (a.num_q_heads % w.tp != 0)
+    throw InputError("tp", std::to_string(w.tp), "must divide num_q_heads = " + std::to_string(a.num_q_heads));
+  if (is_mla(m)) {
+    kv.kv_heads_per_gpu = 1;  // the latent is shared by all heads: every GPU holds it whole
+    kv.replication = w.tp;
+    kv.bytes_per_gpu = kv.bytes_total;
+  } else if (a.num_kv_heads % w.tp == 0) {
+    kv.kv_heads_per_gpu = a.num_kv_heads / w.tp;
+    kv.replication = 1;
+    kv.bytes_per_gpu = kv.bytes_total / w.tp;
+  } else if (w.tp % a.num_kv_heads == 0) {
+    kv.kv_heads_per_gpu = 1;
+    kv.replication = w.tp / a.num_kv_heads;
+    kv.bytes_per_gpu = kv.bytes_total / a.num_kv_heads;
+  } else {
+    throw InputError("tp", std::to_string(w.tp),
+                     "must divide num_kv_heads = " + std::to_string(a.num_kv_heads) + " or be a multiple of it");
+  }
+  return kv;
+}
+
+AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
+                                     std::int64_t q_len, std::int64_t kv_len, bool decode) {
+  const AttentionSpec& a = m.attention;
+  AttentionShape s;
+  s.batch = batch;
+  s.q_len = q_len;
+  s.kv_len = kv_len;
+  s.num_q_heads = a.num_q_heads;
+  s.num_kv_heads = a.num_kv_heads;
+  s.head_dim = a.head_dim;
+  s.v_head_dim = a.v_head_dim;
+  s.causal = true;
+  s.window = layer.window;
+  if (is_mla(m) && decode) {  // absorbed: attention over the cached latent
+    s.kv_lora_rank = a.mla.kv_lora_rank;
+    s.rope_head_dim = a.mla.rope_head_dim;
+    s.num_kv_heads = 1;
+    s.head_dim = s.qk_dim();
+    s.v_head_dim = s.v_dim();
+  }
+  return s;
+}
+
+FlopCounts count_flops(const ModelSpec& m, const Workload& w) {
+  FlopCounts f;
+  const std::int64_t tokens = mul(w.batch, w.prompt_len, kFlops);
+  const std::int64_t attn_w = attention_matmul_weights(m);
+  const std::int64_t lm_head = mul(2 * m.d_model, m.vocab_size, kFlops);  // h W_vocab for one position
+
+  // Prefill: every projection and FFN matmul on each prompt token; the LM head on the last position.
+  f.prefill.projections = mul(2 * tokens, attn_w, m.num_layers(), kFlops);
+  f.prefill.attention_core = sum_layers(m, kFlops, [&](const LayerSpec& l) {
+    return attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false));
+  });
+  f.prefill.ffn = sum_layers(m, kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
+  f.prefill.lm_head = mul(w.batch, lm_head, kFlops);
+  finish(f.prefill);
+
+  // Decode: one token of one sequence at KV length `context`. MLA's absorbed projections (W_UK into
+  // the query, W_UV after attention) cost the same as applying kv_b to the one new token.
+  FlopBreakdown& d = f.decode_per_token;
+  d.projections = mul(2 * attn_w, m.num_layers(), kFlops);
+  d.attention_core = sum_layers(m, kFlops, [&](const LayerSpec& l) {
+    return attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true));
+  });
+  d.ffn = sum_layers(m, kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
+  d.lm_head = lm_head;
+  finish(d);
+  f.decode_step = mul(w.batch, d.total, kFlops);
+  return f;
+}
+
+ModelCounts count_model(const ModelSpec& m, const Workload& w) {
+  validate(w);
+  ModelCounts c;
+  c.params = count_params(m);
+  c.kv_cache = count_kv_cache(m, w);
+  c.flops = count_flops(m, w);
+
+  // Weights read once per decode step. Routed experts: under uniform routing a MoE layer touches
+  // E * (1 - (1 - k/E)^batch) distinct experts in expectation.
+  DecodeBytes& b = c.bytes;
+  const std::int64_t moe_layers = moe_layer_count(m);
+  const std::int64_t table = mul(m.vocab_size, m.d_model, kBytes);
+  std::int64_t params_read = c.params.total - c.params.embedding;
+  if (m.tie_embeddings) params_read = add(params_read, table, kBytes);  // the LM head reads the table
+  params_read = add(params_read, mul(w.batch, m.d_model, m.learned_positions > 0 ? 2 : 1, kBytes), kBytes);
+  double expert_params_read = 0;
+  if (moe_layers > 0) {
+    const double e = static_cast<double>(m.moe.num_routed_experts);
+    b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / e, static_cast<double>(w.batch)));
+    params_read -= mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
+    expert_params_read = b.experts_read * static_cast<double>(moe_layers) * static_cast<double>(expert_params(m));
+  }
+  const double weight_bits =
+      (static_cast<double>(params_read) + expert_params_read) * static_cast<double>(dtype_bits(w.weight_dtype));
+  b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
+  b.kv_read = c.kv_cache.bytes_total;
+  b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);
+  b.step = add(add(b.weights, b.kv_read, kBytes), b.kv_written, kBytes);
+  b.per_token = static_cast<std::int64_t>(std::llround(static_cast<double>(b.step) / static_cast<double>(w.batch)));
+  b.arithmetic_intensity = static_cast<double>(c.flops.decode_step) / static_cast<double>(b.step);
+  return c;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,289 @@
+// Each family's keys and defaults follow its transformers Config class and modeling code:
+// a key missing from config.json takes the class default, which differs between families
+// (e.g. tie_word_embeddings: llama false, gemma true; head_dim: gemma 256, qwen3 128).
+#include "mhacfg/costmodel/hf_config.hpp"
+
+#include <functional>
+#include <map>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+using Parser = std::function<void(const JsonFields&, ModelSpec&)>;
+
+std::string int_text(std::int64_t v) { return std::to_string(v); }
+
+// Layers whose pattern is given as "layer_types" (newer transformers), if present.
+bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
+  if (!f.has("layer_types")) return false;
+  const auto& types = f.at("layer_types");
+  if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+    throw InputError(f.name("layer_types"), json_value_text(types),
+                     "must be a list of " + int_text(m.num_layers()) + " layer types");
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const auto& t = types[i];
+    if (t == "full_attention") {
+      m.layers[i].window = 0;
+    } else if (t == "sliding_attention") {
+      if (window <= 0)
+        throw InputError(f.name("layer_types"), json_value_text(t), "sliding layer but no sliding_window is set");
+      m.layers[i].window = window;
+    } else {
+      throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(t),
+                       "unknown layer type (expected full_attention or sliding_attention)");
+    }
+  }
+  return true;
+}
+
+// The common decoder layout: hidden_size, num_hidden_layers, num_attention_heads,
+// num_key_value_heads (default: MHA), head_dim (default hidden_size / heads), intermediate_size,
+// RMSNorm twice per layer and a final norm, gated FFN.
+void parse_llama_like(const JsonFields& f, ModelSpec& m, std::int64_t default_head_dim, bool default_tie) {
+  m.d_model = f.require_int("hidden_size");
+  const std::int64_t layers = f.require_int("num_hidden_layers");
+  m.layers.assign(static_cast<std::size_t>(layers), LayerSpec{});
+  AttentionSpec& a = m.attention;
+  a.num_q_heads = f.require_int("num_attention_heads");
+  a.num_kv_heads = f.optional_int("num_key_value_heads").value_or(a.num_q_heads);
+  if (default_head_dim == 0) {
+    if (m.d_model % a.num_q_heads != 0)
+      throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads),
+                       "must divide hidden_size = " + int_text(m.d_model) + " when head_dim is not given");
+    default_head_dim = m.d_model / a.num_q_heads;
+  }
+  a.head_dim = f.optional_int("head_dim").value_or(default_head_dim);
+  a.v_head_dim = a.head_dim;
+  m.vocab_size = f.require_int("vocab_size");
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", default_tie);
+  m.ffn.kind = FfnKind::gated;
+  m.ffn.ffn_dim = f.require_int("intermediate_size");
+  m.norm = NormSpec{NormKind::rmsnorm, 2, true};
+}
+
+void set_variant_from_heads(ModelSpec& m) {
+  m.attention.variant = variant_for_heads(m.attention.num_q_heads, m.attention.num_kv_heads);
+}
+
+void parse_llama(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 0, false);
+  const bool bias = f.optional_bool("attention_bias", false);  // q, k, v and o
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+}
+
+// A window key that is absent takes the family default; an explicit null disables the window.
+std::int64_t window_key(const JsonFields& f, const char* key, std::int64_t family_default) {
+  if (!f.present(key)) return family_default;
+  return f.has(key) ? f.require_int(key) : 0;
+}
+
+void set_all_windows(ModelSpec& m, std::int64_t window) {
+  for (auto& l : m.layers) l.window = window;
+}
+
+void parse_mistral(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 0, false);
+  const std::int64_t window = window_key(f, "sliding_window", 4096);  // MistralConfig default
+  set_all_windows(m, window);
+  apply_layer_types(f, m, window);
+}
+
+void parse_mixtral(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 0, false);
+  const std::int64_t window = window_key(f, "sliding_window", 0);
+  set_all_windows(m, window);
+  apply_layer_types(f, m, window);
+  // Every layer is sparse: num_local_experts FFNs of intermediate_size, top num_experts_per_tok.
+  m.moe.num_routed_experts = f.optional_int("num_local_experts").value_or(8);
+  m.moe.top_k = f.optional_int("num_experts_per_tok").value_or(2);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  for (auto& l : m.layers) l.moe = true;
+}
+
+// Qwen2/Qwen3: windows only when use_sliding_window, and then on layers >= max_window_layers.
+void qwen_windows(const JsonFields& f, ModelSpec& m) {
+  const bool use = f.optional_bool("use_sliding_window", false);
+  const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
+  if (apply_layer_types(f, m, window)) return;
+  if (window > 0) {
+    const std::int64_t first = f.optional_int("max_window_layers", false).value_or(28);
+    for (std::int64_t i = first; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].window = window;
+  }
+}
+
+void parse_qwen2(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 0, false);
+  // Qwen2 always has q/k/v biases and no output bias (not configurable).
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = true;
+  qwen_windows(f, m);
+}
+
+void parse_qwen3(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 128, false);  // Qwen3Config.head_dim defaults to 128
+  const bool bias = f.optional_bool("attention_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.attention.qk_norm = true;  // q_norm and k_norm: RMSNorm over head_dim
+  qwen_windows(f, m);
+}
+
+void parse_gemma(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 256, true);  // GemmaConfig: head_dim 256, tied embeddings
+  const bool bias = f.optional_bool("attention_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+}
+
+void parse_gemma2(const JsonFields& f, ModelSpec& m) {
+  parse_gemma(f, m);
+  m.norm.per_layer = 4;  // input, post-attention, pre-FFN and post-FFN norms
+  // Layers alternate sliding (even index) and global (odd index).
+  const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (!apply_layer_types(f, m, window))
+    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
+}
+
+void parse_phi3(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, 0, false);  // fused qkv_proj and gate_up_proj: same counts, no biases
+  const std::int64_t window = window_key(f, "sliding_window", 0);
+  set_all_windows(m, window);
+  apply_layer_types(f, m, window);
+}
+
+void parse_gpt2(const JsonFields& f, ModelSpec& m) {
+  m.d_model = f.require_int("n_embd");
+  m.layers.assign(static_cast<std::size_t>(f.require_int("n_layer")), LayerSpec{});
+  AttentionSpec& a = m.attention;
+  a.num_q_heads = a.num_kv_heads = f.require_int("n_head");
+  if (m.d_model % a.num_q_heads != 0)
+    throw InputError(f.name("n_head"), int_text(a.num_q_heads), "must divide n_embd = " + int_text(m.d_model));
+  a.head_dim = a.v_head_dim = m.d_model / a.num_q_heads;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = true;  // Conv1D c_attn and c_proj carry biases
+  m.vocab_size = f.require_int("vocab_size");
+  m.learned_positions = f.require_int("n_positions");
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", true);
+  m.ffn = FfnSpec{FfnKind::plain, f.optional_int("n_inner").value_or(4 * m.d_model), true};
+  m.norm = NormSpec{NormKind::layernorm, 2, true};
+}
+
+// Falcon: the HF "falcon" keys and the older RefinedWeb ones (n_head, n_layer, n_head_kv).
+void parse_falcon(const JsonFields& f, ModelSpec& m) {
+  m.d_model = f.require_int("hidden_size");
+  const char* layers_key = f.present("num_hidden_layers") ? "num_hidden_layers" : "n_layer";
+  const char* heads_key = f.present("num_attention_heads") ? "num_attention_heads" : "n_head";
+  m.layers.assign(static_cast<std::size_t>(f.require_int(layers_key)), LayerSpec{});
+  AttentionSpec& a = m.attention;
+  a.num_q_heads = f.require_int(heads_key);
+  if (m.d_model % a.num_q_heads != 0)
+    throw InputError(f.name(heads_key), int_text(a.num_q_heads), "must divide hidden_size = " + int_text(m.d_model));
+  a.head_dim = a.v_head_dim = m.d_model / a.num_q_heads;
+  const std::string type = f.optional_string("model_type").value_or("");
+  const bool new_arch = f.optional_bool("new_decoder_architecture", type == "RefinedWeb");
+  const bool parallel = f.optional_bool("parallel_attn", true);
+  if (new_arch) {
+    const char* kv_key = f.present("num_kv_heads") ? "num_kv_heads" : "n_head_kv";
+    a.num_kv_heads = f.optional_int(kv_key).value_or(a.num_q_heads);
+    // ln_attn and ln_mlp, unless num_ln_in_parallel_attn says one shared norm.
+    m.norm = NormSpec{NormKind::layernorm, f.optional_int("num_ln_in_parallel_attn").value_or(2), true};
+  } else {
+    a.num_kv_heads = f.optional_bool("multi_query", true) ? 1 : a.num_q_heads;
+    // Parallel attention shares one input_layernorm; sequential adds post_attention_layernorm.
+    m.norm = NormSpec{NormKind::layernorm, parallel ? 1 : 2, true};
+  }
+  const bool bias = f.optional_bool("bias", false);
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = bias;
+  m.vocab_size = f.require_int("vocab_size");
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", true);
+  m.ffn = FfnSpec{FfnKind::plain, f.optional_int("ffn_hidden_size").value_or(4 * m.d_model), bias};
+}
+
+void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
+  parse_llama_like(f, m, 1, false);  // head_dim placeholder; MLA sets it below
+  AttentionSpec& a = m.attention;
+  a.variant = AttentionVariant::mla;
+  a.mla.q_lora_rank = f.optional_int("q_lora_rank").value_or(0);
+  a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
+  a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
+  a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
+  a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
+  a.v_head_dim = f.require_int("v_head_dim");
+  a.num_kv_heads = a.num_q_heads;
+  const bool bias = f.optional_bool("attention_bias", false);  // q_a_proj, kv_a_proj_with_mqa, o_proj
+  a.q_bias = a.k_bias = a.o_bias = bias;
+  if (f.has("n_routed_experts")) {
+    m.moe.num_routed_experts = f.require_int("n_routed_experts");
+    m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(0);
+    m.moe.expert_ffn_dim = f.require_int("moe_intermediate_size");
+    m.moe.top_k = f.require_int("num_experts_per_tok");
+    // noaux_tc routing adds a learned per-expert bias (e_score_correction_bias); V3 always uses it.
+    m.moe.router_bias = v3 || f.optional_string("topk_method").value_or("") == "noaux_tc";
+    const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(0);
+    const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
+    for (std::int64_t i = 0; i < m.num_layers(); ++i)
+      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+  }
+  if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+}
+
+const std::map<std::string, Parser, std::less<>>& parsers() {
+  static const std::map<std::string, Parser, std::less<>> table = {
+      {"deepseek_v2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, false); }},
+      {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
+      {"falcon", parse_falcon},
+      {"gemma", parse_gemma},
+      {"gemma2", parse_gemma2},
+      {"gpt2", parse_gpt2},
+      {"llama", parse_llama},
+      {"mistral", parse_mistral},
+      {"mixtral", parse_mixtral},
+      {"phi3", parse_phi3},
+      {"qwen2", parse_qwen2},
+      {"qwen3", parse_qwen3},
+      {"RefinedWeb", parse_falcon},
+      {"RefinedWebModel", parse_falcon},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& supported_model_types() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const auto& [name, parser] : parsers()) v.push_back(name);
+    return v;
+  }();
+  return names;
+}
+
+ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
+  JsonFields f(config, where);
+  const std::string type = f.require_string("model_type");
+  const auto it = parsers().find(type);
+  if (it == parsers().end()) {
+    std::string list;
+    for (auto name : supported_model_types()) list += (list.empty() ? "" : ", ") + std::string(name);
+    throw InputError(f.name("model_type"), "\"" + type + "\"", "unsupported model_type (supported: " + list + ")");
+  }
+  ModelSpec m;
+  m.name = where;
+  m.family = type == "RefinedWeb" || type == "RefinedWebModel" ? "falcon" : type;
+  it->second(f, m);
+  if (m.attention.variant != AttentionVariant::mla) set_variant_from_heads(m);
+  try {
+    validate(m);
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  return m;
+}
+
+ModelSpec load_hf_config(const std::string& path) {
+  return spec_from_hf_config(parse_json(read_file(path, "--hf-config"), path), path);
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,96 @@
+#include "mhacfg/costmodel/json_fields.hpp"
+
+#include <cmath>
+
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+std::string json_value_text(const nlohmann::json& v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+std::int64_t json_to_int(const nlohmann::json& v, const std::string& field, bool positive) {
+  std::int64_t out = 0;
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    out = v.get<std::int64_t>();
+  } else if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(INT64_MAX)) throw InputError(field, json_value_text(v), "out of range");
+    out = static_cast<std::int64_t>(u);
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d)) throw InputError(field, json_value_text(v), "must be an integer");
+    if (std::fabs(d) >= 9.2e18) throw InputError(field, json_value_text(v), "out of range");
+    out = static_cast<std::int64_t>(d);
+  } else {
+    throw InputError(field, json_value_text(v), "must be an integer");
+  }
+  if (positive && out <= 0) throw InputError(field, json_value_text(v), "must be positive");
+  if (!positive && out < 0) throw InputError(field, json_value_text(v), "must not be negative");
+  return out;
+}
+
+JsonFields::JsonFields(const nlohmann::json& object, std::string where) : j_(object), where_(std::move(where)) {
+  if (!j_.is_object()) throw InputError(where_, json_value_text(j_), "must be a JSON object");
+}
+
+std::string JsonFields::name(const char* key) const { return where_.empty() ? key : where_ + ": " + key; }
+
+bool JsonFields::has(const char* key) const {
+  auto it = j_.find(key);
+  return it != j_.end() && !it->is_null();
+}
+
+bool JsonFields::present(const char* key) const { return j_.find(key) != j_.end(); }
+
+const nlohmann::json& JsonFields::at(const char* key) const {
+  auto it = j_.find(key);
+  if (it == j_.end()) throw InputError(name(key), "(missing)", "required key is missing");
+  return *it;
+}
+
+std::int64_t JsonFields::require_int(const char* key, bool positive) const {
+  const auto& v = at(key);
+  return json_to_int(v, name(key), positive);
+}
+
+std::optional<std::int64_t> JsonFields::optional_int(const char* key, bool positive) const {
+  if (!has(key)) return std::nullopt;
+  return json_to_int(j_.at(key), name(key), positive);
+}
+
+bool JsonFields::optional_bool(const char* key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const auto& v = j_.at(key);
+  if (!v.is_boolean()) throw InputError(name(key), json_value_text(v), "must be true or false");
+  return v.get<bool>();
+}
+
+double JsonFields::require_number(const char* key) const {
+  const auto& v = at(key);
+  if (!v.is_number()) throw InputError(name(key), json_value_text(v), "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) throw InputError(name(key), json_value_text(v), "must be finite");
+  return d;
+}
+
+std::optional<double> JsonFields::optional_number(const char* key) const {
+  if (!has(key)) return std::nullopt;
+  return require_number(key);
+}
+
+std::string JsonFields::require_string(const char* key) const {
+  const auto& v = at(key);
+  if (!v.is_string()) throw InputError(name(key), json_value_text(v), "must be a string");
+  return v.get<std::string>();
+}
+
+std::optional<std::string> JsonFields::optional_string(const char* key) const {
+  if (!has(key)) return std::nullopt;
+  return require_string(key);
+}
+
+}  // namespace mhacfg

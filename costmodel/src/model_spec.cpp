@@ -1,0 +1,105 @@
+#include "mhacfg/costmodel/model_spec.hpp"
+
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+std::string_view to_string(AttentionVariant v) {
+  switch (v) {
+    case AttentionVariant::mha: return "mha";
+    case AttentionVariant::gqa: return "gqa";
+    case AttentionVariant::mqa: return "mqa";
+    case AttentionVariant::mla: return "mla";
+  }
+  MHACFG_CHECK(false, "unknown AttentionVariant");
+}
+
+std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
+std::string_view to_string(NormKind k) { return k == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+
+AttentionVariant parse_variant(std::string_view name, const std::string& field) {
+  for (auto v : {AttentionVariant::mha, AttentionVariant::gqa, AttentionVariant::mqa, AttentionVariant::mla})
+    if (to_string(v) == name) return v;
+  throw InputError(field, std::string(name), "unknown attention variant (expected mha, gqa, mqa or mla)");
+}
+
+FfnKind parse_ffn_kind(std::string_view name, const std::string& field) {
+  if (name == "gated") return FfnKind::gated;
+  if (name == "plain") return FfnKind::plain;
+  throw InputError(field, std::string(name), "unknown FFN kind (expected gated or plain)");
+}
+
+AttentionVariant variant_for_heads(std::int64_t num_q_heads, std::int64_t num_kv_heads) {
+  if (num_kv_heads == num_q_heads) return AttentionVariant::mha;
+  if (num_kv_heads == 1) return AttentionVariant::mqa;
+  return AttentionVariant::gqa;
+}
+
+namespace {
+void require_positive(std::int64_t v, const char* field) {
+  if (v <= 0) throw InputError(field, std::to_string(v), "must be positive");
+}
+void require_non_negative(std::int64_t v, const char* field) {
+  if (v < 0) throw InputError(field, std::to_string(v), "must not be negative");
+}
+}  // namespace
+
+void validate(const ModelSpec& m) {
+  require_positive(m.d_model, "d_model");
+  require_positive(m.vocab_size, "vocab_size");
+  require_positive(m.num_layers(), "num_layers");
+  require_non_negative(m.learned_positions, "learned_positions");
+  const AttentionSpec& a = m.attention;
+  require_positive(a.num_q_heads, "num_q_heads");
+  require_positive(a.num_kv_heads, "num_kv_heads");
+  require_positive(a.head_dim, "head_dim");
+  require_positive(a.v_head_dim, "v_head_dim");
+  if (a.variant == AttentionVariant::mla) {
+    require_positive(a.mla.kv_lora_rank, "kv_lora_rank");
+    require_non_negative(a.mla.q_lora_rank, "q_lora_rank");
+    require_non_negative(a.mla.rope_head_dim, "rope_head_dim");
+    require_positive(a.mla.qk_nope_head_dim, "qk_nope_head_dim");
+    if (a.head_dim != a.mla.qk_nope_head_dim + a.mla.rope_head_dim)
+      throw InputError("head_dim", std::to_string(a.head_dim),
+                       "must equal qk_nope_head_dim + rope_head_dim = " +
+                           std::to_string(a.mla.qk_nope_head_dim + a.mla.rope_head_dim) + " for MLA");
+    if (a.num_kv_heads != a.num_q_heads)
+      throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
+                       "must equal num_q_heads = " + std::to_string(a.num_q_heads) + " for MLA");
+  } else {
+    if (a.num_q_heads % a.num_kv_heads != 0)
+      throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
+                       "must divide num_q_heads = " + std::to_string(a.num_q_heads));
+    if (a.mla.kv_lora_rank != 0 || a.mla.q_lora_rank != 0)
+      throw InputError("kv_lora_rank", std::to_string(a.mla.kv_lora_rank),
+                       "MLA ranks are only valid with variant mla (got " + std::string(to_string(a.variant)) + ")");
+    const AttentionVariant implied = variant_for_heads(a.num_q_heads, a.num_kv_heads);
+    // GQA with a group of one or with all heads sharing one KV head is named by what it is.
+    if (a.variant != implied)
+      throw InputError("variant", std::string(to_string(a.variant)),
+                       std::to_string(a.num_q_heads) + " query heads with " + std::to_string(a.num_kv_heads) +
+                           " KV heads is " + std::string(to_string(implied)));
+  }
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (m.layers[i].window < 0)
+      throw InputError("layers[" + std::to_string(i) + "].window", std::to_string(m.layers[i].window),
+                       "must not be negative");
+  bool any_moe = false;
+  for (const auto& l : m.layers) any_moe = any_moe || l.moe;
+  bool any_dense = false;
+  for (const auto& l : m.layers) any_dense = any_dense || !l.moe;
+  if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
+  if (any_moe) {
+    require_positive(m.moe.num_routed_experts, "num_routed_experts");
+    require_positive(m.moe.expert_ffn_dim, "expert_ffn_dim");
+    require_positive(m.moe.top_k, "top_k");
+    require_non_negative(m.moe.num_shared_experts, "num_shared_experts");
+    if (m.moe.top_k > m.moe.num_routed_experts)
+      throw InputError("top_k", std::to_string(m.moe.top_k),
+                       "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts));
+  }
+  require_non_negative(m.norm.per_layer, "norms_per_layer");
+  require_non_negative(m.extra.mtp_modules, "mtp_modules");
+}
+
+}  // namespace mhacfg

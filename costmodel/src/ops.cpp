@@ -1,0 +1,77 @@
+#include "mhacfg/costmodel/ops.hpp"
+
+#include <algorithm>
+
+#include "mhacfg/costmodel/checked.hpp"
+
+namespace mhacfg {
+
+namespace {
+// Sum of min(p + 1, w) for p in [a, b]: keys visible to causal queries at positions a..b.
+std::int64_t causal_window_sum(std::int64_t a, std::int64_t b, std::int64_t w) {
+  if (b < a) return 0;
+  // Positions p < w - 1 see p + 1 keys; positions p >= w - 1 see w keys.
+  const std::int64_t split = std::clamp<std::int64_t>(w - 1, a, b + 1);  // first position capped at w
+  std::int64_t sum = 0;
+  if (split > a) {  // p + 1 summed over [a, split - 1]
+    const std::int64_t n = split - a;
+    // (a + 1) + ... + split, as n * (a + 1 + split) / 2 with the even factor halved first.
+    const std::int64_t s = a + 1 + split;
+    sum = (n % 2 == 0) ? mul(n / 2, s, "attention pairs") : mul(n, s / 2, "attention pairs");
+  }
+  if (b + 1 > split) sum = add(sum, mul(b + 1 - split, w, "attention pairs"), "attention pairs");
+  return sum;
+}
+}  // namespace
+
+std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window) {
+  const std::int64_t w = window > 0 ? window : kv_len;
+  if (!causal) return mul(q_len, std::min(kv_len, w), "attention pairs");
+  // Queries are the last q_len positions of kv_len tokens: positions kv_len - q_len .. kv_len - 1.
+  return causal_window_sum(kv_len - q_len, kv_len - 1, w);
+}
+
+std::int64_t attention_flops(const AttentionShape& s) {
+  const std::int64_t pairs = mul(attention_pairs(s.q_len, s.kv_len, s.causal, s.window),
+                                 mul(s.batch, s.num_q_heads, "attention FLOPs"), "attention FLOPs");
+  // S = Q K^T : 2 * qk_dim per (query, key) pair per head
+  const std::int64_t qk = mul(2 * s.qk_dim(), pairs, "attention FLOPs");
+  // O = P V   : 2 * v_dim per pair per head
+  const std::int64_t pv = mul(2 * s.v_dim(), pairs, "attention FLOPs");
+  return add(qk, pv, "attention FLOPs");
+}
+
+std::int64_t attention_kv_tokens_read(const AttentionShape& s) {
+  if (s.window <= 0) return s.kv_len;
+  // The oldest query sees `window` keys ending at its position; the newest adds q_len - 1 more.
+  return std::min(s.kv_len, s.window + s.q_len - 1);
+}
+
+std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype) {
+  const std::int64_t tokens = mul(s.batch, attention_kv_tokens_read(s), "attention bytes");
+  // MLA: one latent per token serves as K and (its first kv_lora_rank dims) as V.
+  const std::int64_t per_token =
+      s.is_mla() ? s.qk_dim() : mul(s.num_kv_heads, s.head_dim + s.v_head_dim, "attention bytes");
+  return dtype_bytes(dtype, mul(tokens, per_token, "attention bytes"), "attention bytes");
+}
+
+std::int64_t attention_bytes(const AttentionShape& s, DType dtype) {
+  const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, "attention bytes");
+  const std::int64_t q_elems = mul(q_rows, s.qk_dim(), "attention bytes");
+  const std::int64_t o_elems = mul(q_rows, s.v_dim(), "attention bytes");
+  return add(attention_kv_bytes(s, dtype),
+             dtype_bytes(dtype, add(q_elems, o_elems, "attention bytes"), "attention bytes"),
+             "attention bytes");
+}
+
+std::int64_t gemm_flops(const GemmShape& g) {
+  return mul(2 * g.m, g.n, g.k, "GEMM FLOPs");  // C[m,n] += A[m,k] B[k,n]
+}
+
+std::int64_t gemm_bytes(const GemmShape& g, DType dtype) {
+  const std::int64_t elems = add(add(mul(g.m, g.k, "GEMM bytes"), mul(g.k, g.n, "GEMM bytes"), "GEMM bytes"),
+                                 mul(g.m, g.n, "GEMM bytes"), "GEMM bytes");
+  return dtype_bytes(dtype, elems, "GEMM bytes");
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,216 @@
+#include "mhacfg/costmodel/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+RangePoint range_point(const AttentionShape& s) {
+  RangePoint p = {{"batch", double(s.batch)}, {"q_len", double(s.q_len)}, {"kv_len", double(s.kv_len)},
+                  {"num_q_heads", double(s.num_q_heads)}, {"head_dim", double(s.qk_dim())}};
+  if (!s.is_mla()) p.emplace_back("group_size", double(s.num_q_heads / s.num_kv_heads));
+  return p;
+}
+
+RangePoint range_point(const GemmShape& g) {
+  return {{"m", double(g.m)}, {"n", double(g.n)}, {"k", double(g.k)}};
+}
+
+Predictor::Predictor(const Profile& profile) : profile_(profile) {}
+
+namespace {
+// The matmul rate a dtype's kernels run at: weight-only int4 dequantises to bf16.
+DType compute_dtype(DType t) {
+  if (t == DType::int4) return DType::bf16;
+  return t;
+}
+}  // namespace
+
+Prediction Predictor::predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point,
+                              DType dtype) const {
+  Prediction p;
+  const auto it = profile_.ops.find(op_class);
+  if (it == profile_.ops.end()) {
+    const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
+    p.time_ms = predict_seconds(roof, f) * 1e3;
+    return p;
+  }
+  const OpFit& fit = it->second;
+  p.calibrated = true;
+  p.time_ms = predict_seconds(fit.model, f) * 1e3;
+  for (const auto& [name, value] : point) {
+    const auto r = fit.range.find(name);
+    if (r != fit.range.end() && (value < r->second.first || value > r->second.second)) p.extrapolated = true;
+  }
+  return p;
+}
+
+Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtype) const {
+  std::string cls = phase == Phase::prefill ? "attention/prefill" : "attention/decode";
+  if (s.is_mla()) cls += "/mla";
+  return predict(cls, op_features(s, dtype), range_point(s), dtype);
+}
+
+Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
+  return predict("gemm", op_features(g, dtype), range_point(g), dtype);
+}
+
+namespace {
+void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
+  total.time_ms += part.time_ms * times;
+  total.calibrated = total.calibrated && part.calibrated;
+  total.extrapolated = total.extrapolated || part.extrapolated;
+}
+}  // namespace
+
+Prediction Predictor::record(const MeasurementRecord& r) const {
+  switch (r.op) {
+    case OpKind::gemm: return gemm(r.gemm, r.dtype);
+    case OpKind::attention: return attention(r.attention, r.phase, r.dtype);
+    case OpKind::attention_block: {
+      const AttentionShape& s = r.attention;
+      const std::int64_t tokens = s.batch * s.q_len;
+      Prediction total;
+      total.calibrated = true;
+      // x [tokens, d_model] -> Q, K, V in one GEMM; attention; O [tokens, heads * v] -> d_model.
+      accumulate(total, gemm({tokens, s.num_q_heads * s.head_dim + s.num_kv_heads * (s.head_dim + s.v_head_dim), r.d_model},
+                             r.dtype));
+      accumulate(total, attention(s, r.phase, r.dtype));
+      accumulate(total, gemm({tokens, r.d_model, s.num_q_heads * s.v_head_dim}, r.dtype));
+      return total;
+    }
+  }
+  MHACFG_CHECK(false, "unknown op kind");
+}
+
+std::string Predictor::basis(const std::string& op_class) const {
+  const auto it = profile_.ops.find(op_class);
+  if (it == profile_.ops.end()) return "uncalibrated roofline";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "calibrated (cross-validated median error %.1f %%)", it->second.cv_median_ape * 100);
+  return buf;
+}
+
+namespace {
+
+struct Accum {
+  Prediction core, projections, ffn, lm_head;
+};
+
+// One layer's ops on one GPU under tensor parallelism `tp`, for `tokens` new tokens of `batch`
+// sequences with queries of q_len against kv_len keys.
+void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p,
+                std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu,
+                Accum& acc, double times) {
+  const AttentionSpec& a = m.attention;
+  const std::int64_t tp = w.tp;
+  const std::int64_t tokens = batch * q_len;
+  const std::int64_t d = m.d_model;
+  const std::int64_t heads = a.num_q_heads / tp;
+  const DType wd = w.weight_dtype;
+  AttentionShape s = layer_attention_shape(m, layer, batch, q_len, kv_len, decode);
+  s.num_q_heads = heads;
+  if (a.variant == AttentionVariant::mla) {
+    const MlaSpec& l = a.mla;
+    if (!decode) s.num_kv_heads = heads;  // decompressed K/V per head
+    if (l.q_lora_rank > 0) {
+      accumulate(acc.projections, p.gemm({tokens, l.q_lora_rank, d}, wd), times);
+      accumulate(acc.projections, p.gemm({tokens, heads * a.head_dim, l.q_lora_rank}, wd), times);
+    } else {
+      accumulate(acc.projections, p.gemm({tokens, heads * a.head_dim, d}, wd), times);
+    }
+    accumulate(acc.projections, p.gemm({tokens, l.kv_lora_rank + l.rope_head_dim, d}, wd), times);
+    if (decode) {  // absorbed: q_nope W_UK before attention, W_UV after it
+      accumulate(acc.projections, p.gemm({tokens, heads * l.kv_lora_rank, l.qk_nope_head_dim}, wd), times);
+      accumulate(acc.projections, p.gemm({tokens, heads * a.v_head_dim, l.kv_lora_rank}, wd), times);
+    } else {
+      accumulate(acc.projections, p.gemm({tokens, heads * (l.qk_nope_head_dim + a.v_head_dim), l.kv_lora_rank}, wd), times);
+    }
+  } else {
+    s.num_kv_heads = kv_heads_per_gpu;
+    accumulate(acc.projections,
+               p.gemm({tokens, heads * a.head_dim + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
+  }
+  accumulate(acc.core, p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype), times);
+  accumulate(acc.projections, p.gemm({tokens, d, heads * a.v_head_dim}, wd), times);
+
+  const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
+  if (!layer.moe) {
+    const std::int64_t f = m.ffn.ffn_dim / tp;
+    accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
+    accumulate(acc.ffn, p.gemm({tokens, d, f}, wd), times);
+    return;
+  }
+  const MoeSpec& moe = m.moe;
+  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts, d}, wd), times);  // router
+  if (moe.num_shared_experts > 0) {
+    const std::int64_t f = moe.num_shared_experts * moe.expert_ffn_dim / tp;
+    accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
+    accumulate(acc.ffn, p.gemm({tokens, d, f}, wd), times);
+  }
+  // Uniform routing: E (1 - (1 - k/E)^tokens) experts run, sharing tokens * k rows.
+  const double e = double(moe.num_routed_experts);
+  const double experts = e * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
+  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / experts));
+  const std::int64_t f = moe.expert_ffn_dim / tp;
+  accumulate(acc.ffn, p.gemm({rows, up * f, d}, wd), times * experts);
+  accumulate(acc.ffn, p.gemm({rows, d, f}, wd), times * experts);
+}
+
+// Ring all-reduce of `bytes` over tp GPUs: 2 (tp - 1) / tp of the data crosses each link.
+double allreduce_ms(const Profile& prof, const Workload& w, double bytes) {
+  if (w.tp <= 1) return 0.0;
+  const double bw = prof.spec.interconnect_bw_bytes_per_s;
+  if (bw <= 0) return 0.0;
+  constexpr double kLatencyS = 5e-6;  // per all-reduce, NCCL-typical for small messages on NVLink
+  return (kLatencyS + 2.0 * double(w.tp - 1) / double(w.tp) * bytes / bw) * 1e3;
+}
+
+Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
+                 std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu) {
+  Accum acc;
+  for (Prediction* x : {&acc.core, &acc.projections, &acc.ffn, &acc.lm_head}) x->calibrated = true;
+  std::size_t i = 0;
+  while (i < m.layers.size()) {  // runs of identical layers are predicted once
+    std::size_t j = i + 1;
+    while (j < m.layers.size() && m.layers[j].window == m.layers[i].window && m.layers[j].moe == m.layers[i].moe) ++j;
+    layer_time(m, m.layers[i], w, p, batch, q_len, kv_len, decode, kv_heads_per_gpu, acc, double(j - i));
+    i = j;
+  }
+  accumulate(acc.lm_head, p.gemm({batch, m.vocab_size / w.tp, m.d_model}, w.weight_dtype));
+  return acc;
+}
+
+}  // namespace
+
+ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& p) {
+  ModelTimes t;
+  const KvCacheCounts kv = count_kv_cache(m, w);
+  const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
+  const double layers = double(m.num_layers());
+
+  const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
+  const double pre_comm = 2.0 * layers * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
+  t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
+  t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
+
+  const Accum dec = phase_time(m, w, p, w.batch, 1, w.context, true, kv.kv_heads_per_gpu);
+  t.decode_attention_core_ms = dec.core.time_ms;
+  t.decode_projections_ms = dec.projections.time_ms;
+  t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
+  t.decode_ffn_ms = dec.ffn.time_ms;
+  t.decode_lm_head_ms = dec.lm_head.time_ms;
+  t.decode_comm_ms = 2.0 * layers * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
+  t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
+  t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
+  for (const Accum* a : {&pre, &dec})
+    for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
+      t.calibrated = t.calibrated && x->calibrated;
+      t.extrapolated = t.extrapolated || x->extrapolated;
+    }
+  return t;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,161 @@
+#include "mhacfg/costmodel/profile.hpp"
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg {
+
+double Profile::peak_flop_per_s(DType compute) const {
+  auto it = spec.peak_flop_per_s.find(std::string(to_string(compute)));
+  if (it == spec.peak_flop_per_s.end()) it = spec.peak_flop_per_s.find("bf16");
+  return it == spec.peak_flop_per_s.end() ? 0.0 : it->second;
+}
+
+namespace {
+
+std::vector<std::int64_t> int_list(const JsonFields& f, const char* key) {
+  std::vector<std::int64_t> out;
+  if (!f.has(key)) return out;
+  const auto& v = f.at(key);
+  if (!v.is_array()) throw InputError(f.name(key), json_value_text(v), "must be a list of integers");
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(json_to_int(v[i], f.name(key) + "[" + std::to_string(i) + "]", true));
+  return out;
+}
+
+double positive_number(const JsonFields& f, const char* key) {
+  const double v = f.require_number(key);
+  if (v <= 0) throw InputError(f.name(key), json_value_text(f.at(key)), "must be positive");
+  return v;
+}
+
+OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  OpFit o;
+  o.model = op_model_from_json(f.at("model"), f.name("model"));
+  o.records = f.optional_int("records", false).value_or(0);
+  if (f.has("fit")) {
+    JsonFields fit(f.at("fit"), f.name("fit"));
+    o.fit_median_ape = fit.optional_number("median_ape").value_or(0);
+    o.fit_p90_ape = fit.optional_number("p90_ape").value_or(0);
+  }
+  if (f.has("cross_validation")) {
+    JsonFields cv(f.at("cross_validation"), f.name("cross_validation"));
+    o.cv_median_ape = cv.optional_number("median_ape").value_or(0);
+    o.cv_p90_ape = cv.optional_number("p90_ape").value_or(0);
+  }
+  if (f.has("range")) {
+    const auto& r = f.at("range");
+    if (!r.is_object()) throw InputError(f.name("range"), json_value_text(r), "must be an object");
+    for (const auto& [key, v] : r.items()) {
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        throw InputError(f.name("range") + "." + key, json_value_text(v), "must be [min, max]");
+      o.range[key] = {v[0].get<double>(), v[1].get<double>()};
+    }
+  }
+  return o;
+}
+
+nlohmann::json op_fit_to_json(const OpFit& o) {
+  nlohmann::json range = nlohmann::json::object();
+  for (const auto& [k, v] : o.range) range[k] = {v.first, v.second};
+  return {{"model", op_model_to_json(o.model)},
+          {"records", o.records},
+          {"fit", {{"median_ape", o.fit_median_ape}, {"p90_ape", o.fit_p90_ape}}},
+          {"cross_validation", {{"method", "leave-one-out"}, {"median_ape", o.cv_median_ape}, {"p90_ape", o.cv_p90_ape}}},
+          {"range", range}};
+}
+
+}  // namespace
+
+Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Profile p;
+  p.name = f.require_string("name");
+  p.device = f.require_string("device");
+  p.kind = f.optional_string("kind").value_or("gpu");
+  if (p.kind != "gpu" && p.kind != "cpu")
+    throw InputError(f.name("kind"), "\"" + p.kind + "\"", "must be \"gpu\" or \"cpu\"");
+  p.source = f.require_string("source");
+  if (p.source != "datasheet" && p.source != "measured")
+    throw InputError(f.name("source"), "\"" + p.source + "\"", "must be \"datasheet\" or \"measured\"");
+  if (f.has("provenance")) p.provenance = f.at("provenance");
+
+  JsonFields spec(f.at("spec"), f.name("spec"));
+  p.spec.memory_bytes = spec.require_int("memory_bytes");
+  p.spec.mem_bw_bytes_per_s = positive_number(spec, "mem_bw_bytes_per_s");
+  p.spec.interconnect_bw_bytes_per_s = spec.optional_number("interconnect_bw_bytes_per_s").value_or(0);
+  p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
+  const auto& peaks = spec.at("peak_flop_per_s");
+  if (!peaks.is_object() || peaks.empty())
+    throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
+  for (const auto& [dtype, v] : peaks.items()) {
+    parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
+    if (!v.is_number() || v.get<double>() <= 0)
+      throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a positive number");
+    p.spec.peak_flop_per_s[dtype] = v.get<double>();
+  }
+
+  if (f.has("kernels")) {
+    JsonFields k(f.at("kernels"), f.name("kernels"));
+    p.kernels.head_dims = int_list(k, "head_dims");
+    p.kernels.group_sizes = int_list(k, "group_sizes");
+    p.kernels.mla = k.optional_bool("mla", true);
+    p.kernels.source = k.optional_string("source").value_or("");
+  }
+  if (f.has("ops")) {
+    const auto& ops = f.at("ops");
+    if (!ops.is_object()) throw InputError(f.name("ops"), json_value_text(ops), "must be an object");
+    for (const auto& [cls, v] : ops.items()) p.ops[cls] = op_fit_from_json(v, f.name("ops") + "." + cls);
+  }
+  if (p.source == "measured" && p.ops.empty())
+    throw InputError(f.name("ops"), "{}", "a measured profile must hold at least one calibrated op class");
+  if (f.has("validation")) {
+    const auto& v = f.at("validation");
+    if (!v.is_array()) throw InputError(f.name("validation"), json_value_text(v), "must be a list");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      JsonFields e(v[i], f.name("validation") + "[" + std::to_string(i) + "]");
+      p.validation.push_back({e.require_int("records"), e.require_number("median_ape"), e.require_number("p90_ape"),
+                              e.optional_string("what").value_or("")});
+    }
+  }
+  if (f.has("measured")) p.measured = f.at("measured");
+  return p;
+}
+
+nlohmann::json profile_to_json(const Profile& p) {
+  nlohmann::json j;
+  j["schema_version"] = kProfileSchemaVersion;
+  j["name"] = p.name;
+  j["device"] = p.device;
+  j["kind"] = p.kind;
+  j["source"] = p.source;
+  j["provenance"] = p.provenance;
+  nlohmann::json peaks = nlohmann::json::object();
+  for (const auto& [k, v] : p.spec.peak_flop_per_s) peaks[k] = v;
+  j["spec"] = {{"memory_bytes", p.spec.memory_bytes},
+               {"mem_bw_bytes_per_s", p.spec.mem_bw_bytes_per_s},
+               {"peak_flop_per_s", peaks},
+               {"interconnect_bw_bytes_per_s", p.spec.interconnect_bw_bytes_per_s},
+               {"compute_units", p.spec.compute_units}};
+  j["kernels"] = {{"head_dims", p.kernels.head_dims},
+                  {"group_sizes", p.kernels.group_sizes},
+                  {"mla", p.kernels.mla},
+                  {"source", p.kernels.source}};
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [cls, o] : p.ops) ops[cls] = op_fit_to_json(o);
+  j["ops"] = ops;
+  nlohmann::json val = nlohmann::json::array();
+  for (const auto& v : p.validation)
+    val.push_back({{"records", v.records}, {"median_ape", v.median_ape}, {"p90_ape", v.p90_ape}, {"what", v.what}});
+  j["validation"] = val;
+  j["measured"] = p.measured;
+  return j;
+}
+
+Profile load_profile_file(const std::string& path) {
+  return profile_from_json(parse_json(read_file(path, "--profile"), path), path);
+}
+
+}  // namespace mhacfg

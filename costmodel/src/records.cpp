@@ -1,0 +1,166 @@
+#include "mhacfg/costmodel/records.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg {
+
+std::string_view to_string(OpKind k) {
+  switch (k) {
+    case OpKind::attention: return "attention";
+    case OpKind::gemm: return "gemm";
+    case OpKind::attention_block: return "attention_block";
+  }
+  MHACFG_CHECK(false, "unknown OpKind");
+}
+
+std::string_view to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
+
+std::string MeasurementRecord::op_class() const {
+  if (op == OpKind::gemm) return "gemm";
+  std::string c = std::string(to_string(op)) + "/" + std::string(to_string(phase));
+  if (op == OpKind::attention && attention.is_mla()) c += "/mla";
+  return c;
+}
+
+namespace {
+
+Phase parse_phase(const JsonFields& f) {
+  const std::string p = f.require_string("phase");
+  if (p == "prefill") return Phase::prefill;
+  if (p == "decode") return Phase::decode;
+  throw InputError(f.name("phase"), "\"" + p + "\"", "must be \"prefill\" or \"decode\"");
+}
+
+void parse_attention_fields(const JsonFields& f, MeasurementRecord& r) {
+  AttentionShape& s = r.attention;
+  r.phase = parse_phase(f);
+  s.batch = f.require_int("batch");
+  s.q_len = f.require_int("q_len");
+  s.kv_len = f.require_int("kv_len");
+  s.num_q_heads = f.require_int("num_q_heads");
+  s.num_kv_heads = f.require_int("num_kv_heads");
+  s.kv_lora_rank = f.optional_int("kv_lora_rank").value_or(0);
+  s.rope_head_dim = f.optional_int("rope_head_dim", false).value_or(0);
+  if (s.is_mla()) {
+    // head_dim / v_head_dim may restate the latent widths; they must then agree.
+    if (f.has("head_dim") && f.require_int("head_dim") != s.qk_dim())
+      throw InputError(f.name("head_dim"), std::to_string(f.require_int("head_dim")),
+                       "must equal kv_lora_rank + rope_head_dim = " + std::to_string(s.qk_dim()) + " for MLA");
+    if (f.has("v_head_dim") && f.require_int("v_head_dim") != s.kv_lora_rank)
+      throw InputError(f.name("v_head_dim"), std::to_string(f.require_int("v_head_dim")),
+                       "must equal kv_lora_rank = " + std::to_string(s.kv_lora_rank) + " for MLA");
+    if (s.num_kv_heads != 1)
+      throw InputError(f.name("num_kv_heads"), std::to_string(s.num_kv_heads), "must be 1 for MLA (one shared latent)");
+    s.head_dim = s.qk_dim();
+    s.v_head_dim = s.kv_lora_rank;
+  } else {
+    s.head_dim = f.require_int("head_dim");
+    s.v_head_dim = f.optional_int("v_head_dim").value_or(s.head_dim);
+  }
+  s.causal = f.optional_bool("causal", r.phase == Phase::prefill);
+  s.window = f.optional_int("window", false).value_or(0);
+  if (s.num_q_heads % s.num_kv_heads != 0)
+    throw InputError(f.name("num_kv_heads"), std::to_string(s.num_kv_heads),
+                     "must divide num_q_heads = " + std::to_string(s.num_q_heads));
+  if (s.q_len > s.kv_len)
+    throw InputError(f.name("q_len"), std::to_string(s.q_len),
+                     "must not exceed kv_len = " + std::to_string(s.kv_len));
+}
+
+}  // namespace
+
+MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  MeasurementRecord r;
+  const std::string op = f.require_string("op");
+  if (op == "attention") {
+    r.op = OpKind::attention;
+    parse_attention_fields(f, r);
+  } else if (op == "attention_block") {
+    r.op = OpKind::attention_block;
+    parse_attention_fields(f, r);
+    r.d_model = f.require_int("d_model");
+    if (r.attention.is_mla())
+      throw InputError(f.name("kv_lora_rank"), std::to_string(r.attention.kv_lora_rank),
+                       "attention_block records describe MHA/GQA/MQA blocks only");
+  } else if (op == "gemm") {
+    r.op = OpKind::gemm;
+    r.gemm.m = f.require_int("m");
+    r.gemm.n = f.require_int("n");
+    r.gemm.k = f.require_int("k");
+  } else {
+    throw InputError(f.name("op"), "\"" + op + "\"", "unknown op (expected attention, gemm or attention_block)");
+  }
+  r.dtype = parse_dtype(f.optional_string("dtype").value_or("bf16"), f.name("dtype"));
+  r.backend = f.optional_string("backend").value_or("");
+  r.device = f.optional_string("device").value_or("");
+  if (auto t = f.optional_number("time_ms")) {
+    if (*t <= 0) throw InputError(f.name("time_ms"), json_value_text(j.at("time_ms")), "must be positive");
+    r.time_ms = *t;
+  }
+  r.json = j;
+  return r;
+}
+
+nlohmann::json record_to_json(const MeasurementRecord& r) {
+  nlohmann::json j = nlohmann::json::object();
+  j["op"] = std::string(to_string(r.op));
+  if (r.op == OpKind::gemm) {
+    j["m"] = r.gemm.m;
+    j["n"] = r.gemm.n;
+    j["k"] = r.gemm.k;
+  } else {
+    const AttentionShape& s = r.attention;
+    j["phase"] = std::string(to_string(r.phase));
+    if (r.op == OpKind::attention_block) j["d_model"] = r.d_model;
+    j["batch"] = s.batch;
+    j["q_len"] = s.q_len;
+    j["kv_len"] = s.kv_len;
+    j["num_q_heads"] = s.num_q_heads;
+    j["num_kv_heads"] = s.kv_heads();
+    j["head_dim"] = s.qk_dim();
+    j["v_head_dim"] = s.v_dim();
+    if (s.is_mla()) {
+      j["kv_lora_rank"] = s.kv_lora_rank;
+      j["rope_head_dim"] = s.rope_head_dim;
+    }
+    if (s.window > 0) j["window"] = s.window;
+    j["causal"] = s.causal;
+  }
+  j["dtype"] = std::string(to_string(r.dtype));
+  if (!r.backend.empty()) j["backend"] = r.backend;
+  if (!r.device.empty()) j["device"] = r.device;
+  if (r.time_ms) j["time_ms"] = *r.time_ms;
+  return j;
+}
+
+std::vector<MeasurementRecord> read_records(std::istream& in, const std::string& name) {
+  std::vector<MeasurementRecord> out;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = name + ":" + std::to_string(lineno);
+    out.push_back(parse_record(parse_json(line, where), where));
+  }
+  return out;
+}
+
+std::vector<MeasurementRecord> read_records(const std::string& path) {
+  std::istringstream in(read_file(path, "--in"));
+  auto records = read_records(in, path);
+  if (records.empty()) throw InputError("--in", path, "holds no records");
+  return records;
+}
+
+void write_records(const std::string& path, const std::vector<nlohmann::json>& lines) {
+  std::string out;
+  for (const auto& j : lines) out += j.dump() + "\n";
+  write_file_atomic(path, out);
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,93 @@
+#include "mhacfg/costmodel/time_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg {
+
+std::int64_t attention_tile_rows(std::int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
+
+OpFeatures op_features(const AttentionShape& s, DType dtype) {
+  OpFeatures f;
+  f.flop = static_cast<double>(attention_flops(s));
+  f.bytes = static_cast<double>(attention_bytes(s, dtype));
+  f.head_dim = static_cast<double>(s.qk_dim());
+  f.causal = s.causal && s.q_len > 1 ? 1.0 : 0.0;
+  // The largest unit: one query tile (or all q_len rows of a decode) of one head against every key
+  // it sees; counted through attention_flops so the convention stays the costmodel's.
+  AttentionShape unit = s;
+  unit.batch = 1;
+  unit.num_q_heads = 1;
+  unit.num_kv_heads = 1;
+  unit.q_len = std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()));
+  unit.causal = false;
+  unit.kv_len = attention_kv_tokens_read(s);
+  f.unit_flop = static_cast<double>(attention_flops(unit));
+  f.streams = static_cast<double>(s.batch * s.kv_heads());
+  return f;
+}
+
+OpFeatures op_features(const GemmShape& g, DType dtype) {
+  OpFeatures f;
+  f.flop = static_cast<double>(gemm_flops(g));
+  f.bytes = static_cast<double>(gemm_bytes(g, dtype));
+  f.streams = static_cast<double>(((g.m + 127) / 128) * ((g.n + 127) / 128));  // 128x128 output tiles
+  return f;
+}
+
+double predict_seconds(const OpModel& m, const OpFeatures& f) {
+  double eta = 1.0;
+  if (m.head_dim_scale > 0 && f.head_dim > 0) eta = 1.0 - std::exp(-f.head_dim / m.head_dim_scale);
+  eta /= 1.0 + m.causal_factor * f.causal;
+  const double u = m.half_streams > 0 ? f.streams / (f.streams + m.half_streams) : 1.0;
+  const double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta) : 0.0;
+  const double memory = m.bw_bytes_per_s > 0 ? f.bytes / (m.bw_bytes_per_s * u) : 0.0;
+  const double span = m.slots > 0 && m.peak_flop_per_s > 0 ? f.unit_flop * m.slots / (m.peak_flop_per_s * eta) : 0.0;
+  const double body = m.overlap ? std::max(compute, memory) : compute + memory;
+  return m.t0_s + std::max(body, span);
+}
+
+OpModel roofline_model(double peak_flop_per_s, double bw_bytes_per_s) {
+  OpModel m;
+  m.peak_flop_per_s = peak_flop_per_s;
+  m.bw_bytes_per_s = bw_bytes_per_s;
+  m.overlap = true;
+  return m;
+}
+
+nlohmann::json op_model_to_json(const OpModel& m) {
+  return {{"t0_s", m.t0_s},
+          {"peak_flop_per_s", m.peak_flop_per_s},
+          {"head_dim_scale", m.head_dim_scale},
+          {"causal_factor", m.causal_factor},
+          {"slots", m.slots},
+          {"bw_bytes_per_s", m.bw_bytes_per_s},
+          {"half_streams", m.half_streams},
+          {"overlap", m.overlap}};
+}
+
+OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  auto get = [&](const char* key) {
+    const double v = f.optional_number(key).value_or(0.0);
+    if (v < 0) throw InputError(f.name(key), json_value_text(j.at(key)), "must not be negative");
+    return v;
+  };
+  OpModel m;
+  m.t0_s = get("t0_s");
+  m.peak_flop_per_s = get("peak_flop_per_s");
+  m.head_dim_scale = get("head_dim_scale");
+  m.causal_factor = get("causal_factor");
+  m.slots = get("slots");
+  m.bw_bytes_per_s = get("bw_bytes_per_s");
+  m.half_streams = get("half_streams");
+  m.overlap = f.optional_bool("overlap", false);
+  if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)
+    throw InputError(f.name("peak_flop_per_s"), "0", "a model needs peak_flop_per_s or bw_bytes_per_s");
+  return m;
+}
+
+}  // namespace mhacfg
