@@ -3,8 +3,8 @@
 // (e.g. tie_word_embeddings: llama false, gemma true; head_dim: gemma 256, qwen3 128).
 #include "mhacfg/costmodel/hf_config.hpp"
 
+#include <algorithm>
 #include <functional>
-#include <map>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
@@ -229,22 +229,23 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
   if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
-const std::map<std::string, Parser, std::less<>>& parsers() {
-  static const std::map<std::string, Parser, std::less<>> table = {
-      {"deepseek_v2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, false); }},
-      {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
-      {"falcon", parse_falcon},
-      {"gemma", parse_gemma},
-      {"gemma2", parse_gemma2},
+// In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
+const std::vector<std::pair<std::string, Parser>>& parsers() {
+  static const std::vector<std::pair<std::string, Parser>> table = {
       {"gpt2", parse_gpt2},
       {"llama", parse_llama},
       {"mistral", parse_mistral},
       {"mixtral", parse_mixtral},
-      {"phi3", parse_phi3},
       {"qwen2", parse_qwen2},
       {"qwen3", parse_qwen3},
+      {"gemma", parse_gemma},
+      {"gemma2", parse_gemma2},
+      {"phi3", parse_phi3},
+      {"falcon", parse_falcon},
       {"RefinedWeb", parse_falcon},
       {"RefinedWebModel", parse_falcon},
+      {"deepseek_v2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, false); }},
+      {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
   };
   return table;
 }
@@ -263,7 +264,7 @@ const std::vector<std::string_view>& supported_model_types() {
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
   JsonFields f(config, where);
   const std::string type = f.require_string("model_type");
-  const auto it = parsers().find(type);
+  const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
   if (it == parsers().end()) {
     std::string list;
     for (auto name : supported_model_types()) list += (list.empty() ? "" : ", ") + std::string(name);

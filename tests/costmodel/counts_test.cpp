@@ -1,0 +1,195 @@
+// Counts against hand derivations: KV cache with windows and tensor parallelism, FLOPs per matmul,
+// bytes per decode step, and overflow handling.
+#include <catch2/catch.hpp>
+
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
+
+using namespace mhacfg;
+
+namespace {
+ModelSpec fixture(const std::string& name) { return load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + name + ".json"); }
+
+// A small custom GQA model: d 512, 4 layers, 8 q heads, 2 kv heads of 64, gated FFN 1536, vocab 1000.
+ModelSpec small() {
+  ModelSpec m;
+  m.name = "small";
+  m.d_model = 512;
+  m.vocab_size = 1000;
+  m.layers.assign(4, LayerSpec{});
+  m.attention = AttentionSpec{AttentionVariant::gqa, 8, 2, 64, 64};
+  m.ffn = FfnSpec{FfnKind::gated, 1536, false};
+  validate(m);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("parameter breakdown of a small GQA model", "[counts]") {
+  const ParamCounts p = count_params(small());
+  const std::int64_t attn = 512 * 512 + 2 * 512 * 128 + 512 * 512;  // q, k, v, o
+  CHECK(p.attention_per_layer == attn);
+  CHECK(p.attention == 4 * attn);
+  CHECK(p.ffn == 4 * 3 * 512 * 1536);
+  CHECK(p.norms == 4 * 2 * 512 + 512);
+  CHECK(p.embedding == 1000 * 512);
+  CHECK(p.lm_head == 1000 * 512);
+  CHECK(p.total == p.embedding + p.lm_head + p.attention + p.ffn + p.norms);
+  CHECK(p.active == p.total);
+}
+
+TEST_CASE("KV bytes: per token, totals, dtypes", "[counts][kv]") {
+  const ModelSpec m = small();
+  Workload w;
+  w.batch = 3;
+  w.context = 1000;
+  for (auto [dt, bits] : {std::pair{DType::fp32, 32}, {DType::bf16, 16}, {DType::fp8, 8}, {DType::int4, 4}}) {
+    w.kv_dtype = dt;
+    const KvCacheCounts kv = count_kv_cache(m, w);
+    // K and V: 2 heads x 64 each, 4 layers.
+    CHECK(kv.bytes_per_token == 4 * 2 * 128 * bits / 8);
+    CHECK(kv.bytes_total == 3LL * 1000 * 4 * 2 * 128 * bits / 8);
+  }
+}
+
+TEST_CASE("Llama-3-8B KV cache and the published figures", "[counts][kv]") {
+  Workload w;
+  w.context = 8192;
+  const KvCacheCounts kv = count_kv_cache(fixture("llama-3-8b"), w);
+  CHECK(kv.bytes_per_token == 131'072);
+  CHECK(kv.bytes_total == 131'072LL * 8192);
+}
+
+TEST_CASE("tensor parallelism splits, replicates or rejects KV heads", "[counts][kv][tp]") {
+  const ModelSpec m = fixture("llama-3-70b");  // 64 q heads, 8 kv heads
+  Workload w;
+  w.context = 4096;
+  w.tp = 4;
+  KvCacheCounts kv = count_kv_cache(m, w);
+  CHECK(kv.kv_heads_per_gpu == 2);
+  CHECK(kv.replication == 1);
+  CHECK(kv.bytes_per_gpu == kv.bytes_total / 4);
+  w.tp = 16;  // a multiple of 8: each KV head lives on 2 GPUs
+  kv = count_kv_cache(m, w);
+  CHECK(kv.kv_heads_per_gpu == 1);
+  CHECK(kv.replication == 2);
+  CHECK(kv.bytes_per_gpu == kv.bytes_total / 8);
+  w.tp = 3;
+  CHECK_THROWS_WITH(count_kv_cache(m, w), "tp = 3: must divide num_q_heads = 64");
+  ModelSpec odd = small();  // 8 q heads, 2 kv heads
+  odd.attention.num_q_heads = 12;
+  odd.attention.num_kv_heads = 4;
+  w.tp = 6;
+  CHECK_THROWS_WITH(count_kv_cache(odd, w), "tp = 6: must divide num_kv_heads = 4 or be a multiple of it");
+  // An MLA latent is held whole on every GPU.
+  w.tp = 8;
+  const KvCacheCounts mla = count_kv_cache(fixture("deepseek-v2-lite"), w);
+  CHECK(mla.bytes_per_gpu == mla.bytes_total);
+  CHECK(mla.replication == 8);
+}
+
+TEST_CASE("prefill FLOPs: every matmul, exact causal pairs", "[counts][flops]") {
+  const ModelSpec m = small();
+  Workload w;
+  w.batch = 2;
+  w.prompt_len = 100;
+  const FlopCounts f = count_flops(m, w);
+  const std::int64_t tokens = 200;
+  // Q, K, V, O projections: 2 x tokens x weights, 4 layers.
+  CHECK(f.prefill.projections == 2 * tokens * (512 * 512 + 2 * 512 * 128 + 512 * 512) * 4);
+  // Causal: 100 * 101 / 2 pairs per head; QK^T and PV each 2 x 64 per pair; 8 heads, 2 sequences.
+  CHECK(f.prefill.attention_core == 4LL * 2 * 8 * (100 * 101 / 2) * (2 * 64 + 2 * 64));
+  CHECK(f.prefill.ffn == 2 * tokens * 3 * 512 * 1536 * 4);
+  CHECK(f.prefill.lm_head == 2 * 2 * 512 * 1000);  // last position of each sequence
+  CHECK(f.prefill.total == f.prefill.projections + f.prefill.attention_core + f.prefill.ffn + f.prefill.lm_head);
+}
+
+TEST_CASE("decode FLOPs per token and windows capping the pairs", "[counts][flops]") {
+  ModelSpec m = small();
+  Workload w;
+  w.context = 5000;
+  FlopCounts f = count_flops(m, w);
+  CHECK(f.decode_per_token.attention_core == 4LL * 8 * 5000 * 256);
+  for (auto& l : m.layers) l.window = 1024;
+  f = count_flops(m, w);
+  CHECK(f.decode_per_token.attention_core == 4LL * 8 * 1024 * 256);
+  w.prompt_len = 3000;
+  f = count_flops(m, w);
+  // Per sequence and head: 1024 * 1025 / 2 pairs for the first 1024 queries, then 1024 each.
+  CHECK(f.prefill.attention_core == 4LL * 8 * (1024LL * 1025 / 2 + (3000 - 1024) * 1024LL) * 256);
+}
+
+TEST_CASE("MLA decode is counted absorbed, prefill decompressed", "[counts][flops]") {
+  const ModelSpec m = fixture("deepseek-v2-lite");  // 16 heads, latent 512 + rope 64, nope 128, v 128
+  Workload w;
+  w.context = 4096;
+  w.prompt_len = 1024;
+  const FlopCounts f = count_flops(m, w);
+  // Absorbed: each head scores 576-wide latents and sums 512-wide values over the context.
+  CHECK(f.decode_per_token.attention_core == 27LL * 16 * 4096 * (2 * 576 + 2 * 512));
+  // Decompressed: Q/K of 192, V of 128 per head, causal pairs.
+  CHECK(f.prefill.attention_core == 27LL * 16 * (1024LL * 1025 / 2) * (2 * 192 + 2 * 128));
+  // Projections per token are the same in both forms (W_UK and W_UV are kv_b's weights).
+  CHECK(f.prefill.projections == 1024 * f.decode_per_token.projections);
+}
+
+TEST_CASE("GQA does not reduce attention-core FLOPs", "[counts][flops]") {
+  ModelSpec mha = small();
+  mha.attention.num_kv_heads = 8;
+  mha.attention.variant = AttentionVariant::mha;
+  ModelSpec mqa = small();
+  mqa.attention.num_kv_heads = 1;
+  mqa.attention.variant = AttentionVariant::mqa;
+  Workload w;
+  CHECK(count_flops(mha, w).decode_per_token.attention_core == count_flops(mqa, w).decode_per_token.attention_core);
+  CHECK(count_kv_cache(mha, w).bytes_per_token == 8 * count_kv_cache(mqa, w).bytes_per_token);
+}
+
+TEST_CASE("decode bytes: weights once, KV read and written", "[counts][bytes]") {
+  const ModelSpec m = small();
+  Workload w;
+  w.batch = 4;
+  w.context = 1000;
+  const ModelCounts c = count_model(m, w);
+  const ParamCounts& p = c.params;
+  // Weights other than the embedding table, the untied head, and 4 embedding rows, at 2 bytes.
+  CHECK(c.bytes.weights == 2 * (p.total - p.embedding + 4 * 512));
+  CHECK(c.bytes.kv_read == c.kv_cache.bytes_total);
+  CHECK(c.bytes.kv_written == 4 * c.kv_cache.bytes_per_token);
+  CHECK(c.bytes.step == c.bytes.weights + c.bytes.kv_read + c.bytes.kv_written);
+  CHECK(c.bytes.per_token == c.bytes.step / 4);
+  CHECK(c.bytes.arithmetic_intensity == Approx(double(c.flops.decode_step) / double(c.bytes.step)));
+}
+
+TEST_CASE("MoE decode reads the expected distinct experts", "[counts][bytes]") {
+  const ModelSpec m = fixture("mixtral-8x7b");
+  Workload w;
+  w.batch = 1;
+  CHECK(count_model(m, w).bytes.experts_read == Approx(2.0));
+  w.batch = 64;  // 8 (1 - (6/8)^64): essentially every expert
+  CHECK(count_model(m, w).bytes.experts_read == Approx(8.0 * (1.0 - std::pow(0.75, 64))));
+}
+
+TEST_CASE("counts that would overflow are input errors", "[counts][errors]") {
+  ModelSpec m = fixture("deepseek-v3");
+  Workload w;
+  w.batch = 4'000'000'000LL;
+  w.context = 4'000'000'000LL;
+  CHECK_THROWS_AS(count_model(m, w), InputError);
+  CHECK_THROWS_WITH(count_model(m, w), Catch::Contains("would overflow"));
+}
+
+TEST_CASE("spec validation names the field", "[counts][errors]") {
+  ModelSpec m = small();
+  m.attention.num_kv_heads = 3;
+  CHECK_THROWS_WITH(validate(m), "num_kv_heads = 3: must divide num_q_heads = 8");
+  m = small();
+  m.attention.variant = AttentionVariant::mha;
+  CHECK_THROWS_WITH(validate(m), "variant = mha: 8 query heads with 2 KV heads is gqa");
+  m = small();
+  m.d_model = 0;
+  CHECK_THROWS_WITH(validate(m), "d_model = 0: must be positive");
+  Workload w;
+  w.batch = 0;
+  CHECK_THROWS_WITH(validate(w), "batch = 0: must be positive");
+}

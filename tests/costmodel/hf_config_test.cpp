@@ -1,0 +1,196 @@
+// Each family's config.json (tests/fixtures/hf, real Hub files; provenance in PUBLISHED.md) resolves
+// to the published parameter count, and each family's implicit behaviour is honoured.
+#include <catch2/catch.hpp>
+
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
+
+using namespace mhacfg;
+
+namespace {
+ModelSpec fixture(const std::string& name) { return load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + name + ".json"); }
+}  // namespace
+
+TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
+  // Published totals (tests/fixtures/hf/PUBLISHED.md gives the source of each).
+  struct Case {
+    const char* file;
+    std::int64_t total;
+  };
+  const Case cases[] = {
+      {"gpt2", 124'439'808},  // the Hub's 137,022,720 adds the attn.bias causal-mask buffers
+      {"gpt2-medium", 354'823'168},
+      {"llama-2-7b", 6'738'415'616},
+      {"llama-3-8b", 8'030'261'248},
+      {"llama-3-70b", 70'553'706'496},
+      {"llama-3.2-1b", 1'235'814'400},  // tied head counted once
+      {"mistral-7b-v0.1", 7'241'732'096},
+      {"mistral-7b-v0.3", 7'248'023'552},
+      {"mixtral-8x7b", 46'702'792'704},
+      {"qwen2-0.5b", 494'032'768},
+      {"qwen2.5-7b", 7'615'616'512},
+      {"qwen3-0.6b", 596'049'920},  // the Hub's 751,632,384 stores the tied lm_head again
+      {"qwen3-8b", 8'190'735'360},
+      {"gemma-2b", 2'506'172'416},
+      {"gemma-7b", 8'537'680'896},
+      {"gemma-2-2b", 2'614'341'888},
+      {"gemma-2-9b", 9'241'705'984},
+      {"gemma-2-27b", 27'227'128'320},
+      {"phi-3-mini-4k-instruct", 3'821'079'552},
+      {"phi-3-medium-4k-instruct", 13'960'238'080},
+      {"deepseek-v2-lite", 15'706'484'224},
+      {"deepseek-v2", 235'741'434'880},
+      {"deepseek-v3", 671'026'419'200},  // main model; the MTP module is reported separately
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    CHECK(count_params(fixture(c.file)).total == c.total);
+  }
+}
+
+TEST_CASE("falcon layouts: 7B multi-query with one shared norm, 40B new decoder architecture", "[hf_config]") {
+  const ModelSpec f7 = fixture("falcon-7b");
+  CHECK(f7.attention.variant == AttentionVariant::mqa);
+  CHECK(f7.attention.num_kv_heads == 1);
+  CHECK(f7.norm.per_layer == 1);
+  CHECK(f7.norm.kind == NormKind::layernorm);
+  CHECK(f7.ffn.kind == FfnKind::plain);
+  CHECK(f7.ffn.ffn_dim == 4 * 4544);
+  // No published exact count was found; this is the count of the module tree (see PUBLISHED.md):
+  // per layer 4544 x (71 + 2) x 64 fused QKV + 4544^2 dense + 2 x 4544 x 18176 MLP + one LayerNorm.
+  const std::int64_t per_layer = 4544LL * 73 * 64 + 4544LL * 4544 + 2LL * 4544 * 18176 + 2 * 4544;
+  CHECK(count_params(f7).total == 32 * per_layer + 65024LL * 4544 + 2 * 4544);
+  // The RefinedWebModel keys (n_head, n_layer) give the same model.
+  CHECK(count_params(fixture("falcon-7b-refinedweb")).total == count_params(f7).total);
+
+  const ModelSpec f40 = fixture("falcon-40b");
+  CHECK(f40.attention.num_q_heads == 128);
+  CHECK(f40.attention.num_kv_heads == 8);
+  CHECK(f40.norm.per_layer == 2);  // ln_attn and ln_mlp
+  const std::int64_t layer40 = 8192LL * (128 + 16) * 64 + 8192LL * 8192 + 2LL * 8192 * 32768 + 2 * 2 * 8192;
+  CHECK(count_params(f40).total == 60 * layer40 + 65024LL * 8192 + 2 * 8192);
+}
+
+TEST_CASE("qwen2 has q/k/v biases and ignores a declared window when use_sliding_window is false", "[hf_config]") {
+  const ModelSpec q = fixture("qwen2.5-7b");
+  CHECK(q.attention.q_bias);
+  CHECK(q.attention.k_bias);
+  CHECK(q.attention.v_bias);
+  CHECK_FALSE(q.attention.o_bias);
+  for (const auto& l : q.layers) CHECK(l.window == 0);
+  Workload w;
+  w.context = 131072;
+  CHECK(count_kv_cache(q, w).layer_tokens == 28 * 131072);
+}
+
+TEST_CASE("qwen2 with use_sliding_window windows the layers from max_window_layers on", "[hf_config]") {
+  nlohmann::json j = nlohmann::json::parse(R"({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24,
+    "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864, "vocab_size": 151936,
+    "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 21, "tie_word_embeddings": true})");
+  const ModelSpec m = spec_from_hf_config(j, "inline");
+  for (int i = 0; i < 24; ++i) CHECK(m.layers[i].window == (i >= 21 ? 4096 : 0));
+}
+
+TEST_CASE("mistral v0.1 caps every layer at its window; v0.3 declares none", "[hf_config][kv]") {
+  Workload w;
+  w.context = 32768;
+  const KvCacheCounts v1 = count_kv_cache(fixture("mistral-7b-v0.1"), w);
+  CHECK(v1.layer_tokens == 32 * 4096);  // 4096 tokens per layer
+  CHECK(v1.bytes_total == 32LL * 4096 * 131072 / 32);
+  CHECK(v1.bytes_per_token_beyond_window == 0);
+  const KvCacheCounts v3 = count_kv_cache(fixture("mistral-7b-v0.3"), w);
+  CHECK(v3.layer_tokens == 32 * 32768);
+}
+
+TEST_CASE("gemma2 caps only its sliding (even) layers", "[hf_config][kv]") {
+  const ModelSpec g = fixture("gemma-2-9b");
+  CHECK(g.norm.per_layer == 4);
+  CHECK(g.attention.head_dim == 256);
+  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window == (i % 2 == 0 ? 4096 : 0));
+  Workload w;
+  w.context = 32768;
+  const KvCacheCounts kv = count_kv_cache(g, w);
+  CHECK(kv.layer_tokens == 21 * 4096 + 21 * 32768);
+  // 8 KV heads x (256 + 256) x 2 bytes per layer; half the layers grow past the window.
+  CHECK(kv.bytes_per_token == 42 * 8 * 512 * 2);
+  CHECK(kv.bytes_per_token_beyond_window == 21 * 8 * 512 * 2);
+}
+
+TEST_CASE("gemma head_dim differs from d_model / heads", "[hf_config]") {
+  const ModelSpec g = fixture("gemma-7b");
+  CHECK(g.d_model == 3072);
+  CHECK(g.attention.num_q_heads == 16);
+  CHECK(g.attention.head_dim == 256);  // 16 x 256 = 4096 != 3072
+  CHECK(g.tie_embeddings);
+}
+
+TEST_CASE("qwen3 adds per-head q/k norms and no biases", "[hf_config]") {
+  const ModelSpec q = fixture("qwen3-8b");
+  CHECK(q.attention.qk_norm);
+  CHECK_FALSE(q.attention.q_bias);
+  // q, k, v, o projections plus q_norm and k_norm over head_dim 128.
+  CHECK(attention_params_per_layer(q) == 4096LL * 4096 + 2 * 4096LL * 1024 + 4096LL * 4096 + 2 * 128);
+}
+
+TEST_CASE("phi3 honours its declared sliding window", "[hf_config][kv]") {
+  const ModelSpec p = fixture("phi-3-mini-4k-instruct");
+  for (const auto& l : p.layers) CHECK(l.window == 2047);
+}
+
+TEST_CASE("deepseek MLA caches the latent, MoE layout, V3 MTP reported separately", "[hf_config][kv]") {
+  const ModelSpec lite = fixture("deepseek-v2-lite");
+  CHECK(lite.attention.variant == AttentionVariant::mla);
+  CHECK(lite.layers[0].moe == false);  // first_k_dense_replace = 1
+  CHECK(lite.layers[1].moe);
+  Workload w;
+  CHECK(count_kv_cache(lite, w).bytes_per_token == 31'104);  // (512 + 64) x 27 layers x 2 bytes
+
+  const ModelSpec v3 = fixture("deepseek-v3");
+  CHECK(v3.moe.router_bias);
+  CHECK(v3.extra.mtp_modules == 1);
+  const ParamCounts p = count_params(v3);
+  // MTP: enorm + hnorm + eh_proj (14336 x 7168) + one MoE block + the shared head's norm.
+  const std::int64_t block = 187'107'328 + 257LL * 3 * 7168 * 2048 + 256LL * 7168 + 256 + 2 * 7168;
+  CHECK(p.mtp == 2 * 7168 + 14336LL * 7168 + block + 7168);
+  CHECK(p.active == 37'552'297'472);  // "37B activated"
+  CHECK(count_kv_cache(v3, w).bytes_per_token == 576 * 61 * 2);
+}
+
+TEST_CASE("mixtral: every layer sparse, 2 of 8 experts active", "[hf_config]") {
+  const ParamCounts p = count_params(fixture("mixtral-8x7b"));
+  CHECK(p.active == 12'879'925'248);  // "12.9B active"
+  CHECK(p.router == 32LL * 8 * 4096);
+}
+
+TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config][errors]") {
+  auto err = [](const std::string& text) {
+    try {
+      spec_from_hf_config(nlohmann::json::parse(text), "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
+  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, phi3, falcon") != std::string::npos);
+  const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
+    "intermediate_size": 11008, "vocab_size": 32000)";
+  CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
+  CHECK(err("{" + base + R"(, "hidden_size": 4096.5})") == "c.json: hidden_size = 4096.5: must be an integer");
+  CHECK(err("{" + base + R"(, "hidden_size": 0})") == "c.json: hidden_size = 0: must be positive");
+  CHECK(err("{" + base + R"(, "hidden_size": 4096, "num_key_value_heads": 5})") ==
+        "c.json: num_kv_heads = 5: must divide num_q_heads = 32");
+  CHECK(err("{" + base + R"(, "hidden_size": 99999999999999999999})") ==
+        "c.json: hidden_size = 1e+20: out of range");  // beyond 64 bits
+  CHECK(err("{" + base + R"(, "hidden_size": 4096, "tie_word_embeddings": "no"})") ==
+        "c.json: tie_word_embeddings = \"no\": must be true or false");
+  CHECK(err("[1, 2]") == "c.json = [1,2]: must be a JSON object");
+}
+
+TEST_CASE("unreadable and malformed files name the file", "[hf_config][errors]") {
+  CHECK_THROWS_WITH(load_hf_config("/nonexistent/config.json"),
+                    Catch::StartsWith("--hf-config = /nonexistent/config.json: cannot read file"));
+  CHECK_THROWS_WITH(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/PUBLISHED.md"),
+                    Catch::Contains("(malformed JSON): parse error at byte"));
+}

@@ -1,0 +1,62 @@
+// Op-level counts: attention pairs for every mask and window, FLOPs and bytes per op.
+#include <catch2/catch.hpp>
+
+#include "mhacfg/costmodel/ops.hpp"
+
+using namespace mhacfg;
+
+namespace {
+// Brute force: count (query, key) pairs that a causal/windowed mask leaves.
+std::int64_t brute_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window) {
+  std::int64_t n = 0;
+  for (std::int64_t qi = 0; qi < q_len; ++qi) {
+    const std::int64_t pos = kv_len - q_len + qi;
+    for (std::int64_t k = 0; k < kv_len; ++k) {
+      if (causal && k > pos) continue;
+      if (window > 0 && (causal ? pos - k >= window : std::abs(pos - k) >= window)) continue;
+      ++n;
+    }
+  }
+  return n;
+}
+}  // namespace
+
+TEST_CASE("attention_pairs equals a brute-force count of the mask", "[ops]") {
+  for (std::int64_t kv : {1, 2, 7, 64, 129, 300})
+    for (std::int64_t q : {std::int64_t(1), std::int64_t(3), kv / 2 + 1, kv})
+      for (std::int64_t w : {0, 1, 5, 64, 1000}) {
+        if (q > kv) continue;
+        INFO("q " << q << " kv " << kv << " window " << w);
+        CHECK(attention_pairs(q, kv, true, w) == brute_pairs(q, kv, true, w));
+      }
+  CHECK(attention_pairs(100, 200, false, 0) == 20000);
+}
+
+TEST_CASE("attention FLOPs and bytes", "[ops]") {
+  AttentionShape s;
+  s.batch = 2;
+  s.q_len = 1;
+  s.kv_len = 4096;
+  s.num_q_heads = 32;
+  s.num_kv_heads = 8;
+  s.head_dim = s.v_head_dim = 128;
+  CHECK(attention_flops(s) == 2LL * 32 * 4096 * (2 * 128 + 2 * 128));
+  CHECK(attention_kv_bytes(s, DType::bf16) == 2LL * 4096 * 8 * 256 * 2);
+  CHECK(attention_bytes(s, DType::bf16) == attention_kv_bytes(s, DType::bf16) + 2LL * 32 * 256 * 2);
+  // MLA absorbed: one latent of 512 + 64 per token, read once.
+  AttentionShape mla = s;
+  mla.kv_lora_rank = 512;
+  mla.rope_head_dim = 64;
+  mla.num_q_heads = 16;
+  CHECK(attention_kv_bytes(mla, DType::bf16) == 2LL * 4096 * 576 * 2);
+  CHECK(attention_flops(mla) == 2LL * 16 * 4096 * (2 * 576 + 2 * 512));
+  // A window caps the KV read.
+  s.window = 1024;
+  CHECK(attention_kv_tokens_read(s) == 1024);
+}
+
+TEST_CASE("GEMM counts", "[ops]") {
+  const GemmShape g{128, 6144, 4096};
+  CHECK(gemm_flops(g) == 2LL * 128 * 6144 * 4096);
+  CHECK(gemm_bytes(g, DType::bf16) == 2LL * (128 * 4096 + 4096 * 6144 + 128 * 6144));
+}
