@@ -141,16 +141,16 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
 
   const ParamCounts& p = c.params;
   Table params = quantity_table("Parameters");
-  row(params, "total", p.total, fmt_count(double(p.total), ""), "main model, unique trainable");
-  row(params, "active per token", p.active, fmt_count(double(p.active), ""), p.active != p.total ? "top-k experts only" : "");
-  row(params, "embedding", p.embedding, fmt_count(double(p.embedding), ""), m.learned_positions ? "tokens + positions" : "");
-  row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head), ""), m.tie_embeddings ? "tied to the embedding" : "");
-  row(params, "attention", p.attention, fmt_count(double(p.attention), ""), "all layers");
-  row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer), ""));
-  row(params, "ffn", p.ffn, fmt_count(double(p.ffn), ""), p.router ? "dense FFNs + experts" : "");
-  if (p.router) row(params, "router", p.router, fmt_count(double(p.router), ""));
-  row(params, "norms", p.norms, fmt_count(double(p.norms), ""));
-  if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp), ""), "not in total; shares embedding and head");
+  row(params, "total", p.total, fmt_count(double(p.total)), "main model, unique trainable");
+  row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts only" : "");
+  row(params, "embedding", p.embedding, fmt_count(double(p.embedding)), m.learned_positions ? "tokens + positions" : "");
+  row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head)), m.tie_embeddings ? "tied to the embedding" : "");
+  row(params, "attention", p.attention, fmt_count(double(p.attention)), "all layers");
+  row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
+  row(params, "ffn", p.ffn, fmt_count(double(p.ffn)), p.router ? "dense FFNs + experts" : "");
+  if (p.router) row(params, "router", p.router, fmt_count(double(p.router)));
+  row(params, "norms", p.norms, fmt_count(double(p.norms)));
+  if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp)), "not in total; shares embedding and head");
   r.tables.push_back(params);
 
   const KvCacheCounts& kv = c.kv_cache;

@@ -1,0 +1,87 @@
+// `mhacfg recommend`.
+#include <ostream>
+#include <sstream>
+
+#include "mhacfg/configurator/cli_options.hpp"
+#include "mhacfg/configurator/commands.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/configurator/recommend_report.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+std::vector<AttentionVariant> parse_variants(const std::string& text) {
+  std::vector<AttentionVariant> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(parse_variant(item, "--variants"));
+  if (out.empty()) throw InputError("--variants", "\"" + text + "\"", "name at least one of mha, gqa, mqa, mla");
+  return out;
+}
+
+}  // namespace
+
+int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
+  const RecommendOptions defaults;
+  const std::vector<Format> formats = {Format::table, Format::json, Format::markdown, Format::csv, Format::html};
+  po::options_description d(
+      "mhacfg recommend: query heads, KV heads, head_dim and projection for a budget, a context and a target");
+  d.add_options()
+      ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers)")
+      ("d-model", po::value<std::string>(), "hidden size (with --layers)")
+      ("layers", po::value<std::string>(), "layers (with --d-model)")
+      ("seq", po::value<std::string>(), ("context length to serve (default " + std::to_string(defaults.seq) + ")").c_str())
+      ("target", po::value<std::string>(), ("device profile name or file (default " + defaults.target + ")").c_str())
+      ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits)")
+      ("tp", po::value<std::string>(), "tensor-parallel degree (default 1)")
+      ("kv-dtype", po::value<std::string>(), "KV-cache dtype (default bf16)")
+      ("weight-dtype", po::value<std::string>(), "weights dtype (default bf16)")
+      ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
+      ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
+      ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
+      ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
+      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
+      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("recommend", d, args);
+  const Format format = read_format(a, formats);
+  RecommendOptions o;
+  if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
+  o.d_model = a.opt_int("d-model");
+  o.layers = a.opt_int("layers");
+  if (auto v = a.opt_int("seq")) o.seq = *v;
+  if (auto v = a.opt_str("target")) o.target = *v;
+  o.batch = a.opt_int("batch");
+  if (auto v = a.opt_int("tp")) o.tp = *v;
+  if (auto v = a.opt_str("kv-dtype")) o.kv_dtype = parse_dtype(*v, "--kv-dtype");
+  if (auto v = a.opt_str("weight-dtype")) o.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
+  if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
+  if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
+  if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
+  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  if (auto v = a.opt_int("vocab")) o.vocab = *v;
+  const Profile profile = load_profile(o.target, "--target");
+  const Recommendation r = recommend(o, profile);
+  const Report rep = recommend_report(r);
+  if (format == Format::html) throw InputError("--format", "html", "not available yet for recommend");
+  render(rep, format, out);
+  if (r.ranked.empty()) {
+    err << "mhacfg: infeasible: no candidate satisfies the constraints";
+    if (r.closest) err << "; closest: " << rep.json["closest"]["design"].get<std::string>() << ": " << r.closest_miss;
+    err << "\n";
+    return kExitInfeasible;
+  }
+  return kExitOk;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,25 @@
+// Helpers shared by the recommender's search (recommend.cpp) and its explanations
+// (recommend_explain.cpp).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/configurator/report.hpp"
+
+namespace mhacfg {
+
+// "gqa 32q/8kv x 128", "mla 16q/latent 512+64 x 192/128".
+std::string design_name(const AttentionSpec& a);
+std::string billions(double v);
+// The objective's value for one candidate (lower is better); balanced is relative, see score().
+double objective_value(const Candidate& c, Objective o);
+
+// Writes each ranked design's rationale, ranks the Pareto list and picks the notable rejections.
+// `designs` is the ranked list (one per variant and head_dim), `all` every feasible candidate.
+void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
+             std::vector<std::pair<Candidate, std::string>>& rejected);
+
+}  // namespace mhacfg
