@@ -1,0 +1,89 @@
+// Every class of invalid input exits 2 with one line on stderr naming the field and the value, and
+// nothing on stdout.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "cli_test_util.hpp"
+
+namespace {
+void expect_input_error(const std::vector<std::string>& args, const std::string& message) {
+  const CliResult r = run(args);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "mhacfg: error: " + message + "\n");
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const std::string path = std::string(MHACFG_BINARY_DIR) + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("unknown command, flag and format", "[cli][errors]") {
+  expect_input_error({"analyse"}, "command = analyse: unknown command (did you mean analyze?)");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--bacth", "4"},
+                     "--bacth = (unknown): unknown option for analyze (did you mean --batch?)");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--format", "yaml"},
+                     "--format = yaml: unknown format (expected table, json, markdown, csv, html)");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--batch"}, "--batch = (missing): needs a value");
+}
+
+TEST_CASE("unknown preset and profile get did-you-mean", "[cli][errors]") {
+  expect_input_error({"analyze", "--model", "llama3-8b"}, "--model = llama3-8b: unknown model preset (did you mean llama-3-8b?)");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--target", "h100"},
+                     "--target = h100: unknown device profile (did you mean h100-sxm?)");
+}
+
+TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
+  expect_input_error({"analyze", "--model", "gpt2", "--batch", "2.5"}, "--batch = 2.5: must be an integer");
+  expect_input_error({"analyze", "--model", "gpt2", "--batch", "0"}, "--batch = 0: must be positive");
+  expect_input_error({"analyze", "--model", "gpt2", "--context", "-5"}, "--context = -5: must be positive");
+  expect_input_error({"analyze", "--model", "gpt2", "--batch", "99999999999999999999"}, "--batch = 99999999999999999999: out of range");
+  const CliResult r = run({"analyze", "--model", "deepseek-v3", "--batch", "4000000000", "--context", "4000000000"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("would overflow a 64-bit count") != std::string::npos);
+}
+
+TEST_CASE("heads that do not divide and inconsistent variants", "[cli][errors]") {
+  expect_input_error({"analyze", "--d-model", "4096", "--layers", "32", "--heads", "32", "--kv-heads", "5"},
+                     "--kv-heads = 5: KV heads (5) must divide query heads (32)");
+  expect_input_error({"analyze", "--d-model", "4096", "--layers", "32", "--heads", "30"},
+                     "--heads = 30: must divide --d-model = 4096 unless --head-dim is given");
+  expect_input_error({"analyze", "--d-model", "4096", "--layers", "32", "--heads", "32", "--kv-heads", "8", "--variant", "mha"},
+                     "--variant = mha: 32 query heads with 8 KV heads is gqa");
+  expect_input_error({"analyze", "--d-model", "4096", "--layers", "32", "--heads", "32", "--variant", "mla"},
+                     "--kv-lora-rank = (missing): required with --variant mla");
+  expect_input_error({"analyze", "--model", "llama-3-70b", "--tp", "3"}, "tp = 3: must divide num_q_heads = 64");
+}
+
+TEST_CASE("files: missing, malformed, wrong types, unknown model_type", "[cli][errors]") {
+  expect_input_error({"analyze", "--hf-config", "/nonexistent.json"},
+                     "--hf-config = /nonexistent.json: cannot read file: No such file or directory");
+  const std::string bad = temp_file("bad.json", "{\"model_type\": \"llama\", ");
+  expect_input_error({"analyze", "--hf-config", bad}, bad + " = (malformed JSON): parse error at byte 25");
+  const std::string wrong = temp_file("wrong.json", R"({"model_type": "llama", "hidden_size": "big"})");
+  expect_input_error({"analyze", "--hf-config", wrong}, wrong + ": hidden_size = \"big\": must be an integer");
+  const std::string missing = temp_file("missing.json", R"({"model_type": "llama", "hidden_size": 64})");
+  expect_input_error({"analyze", "--hf-config", missing}, missing + ": num_hidden_layers = (missing): required key is missing");
+  const std::string bert = temp_file("bert.json", R"({"model_type": "bert"})");
+  const CliResult r = run({"analyze", "--hf-config", bert});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("model_type = \"bert\": unsupported model_type (supported: gpt2, llama,") != std::string::npos);
+}
+
+TEST_CASE("recommend input errors", "[cli][errors][recommend]") {
+  expect_input_error({"recommend", "--seq", "8192"}, "--params = (missing): give --params N, or --d-model D --layers L");
+  expect_input_error({"recommend", "--params", "seven"}, "--params = seven: must be a count such as 125M, 7B or 1.5e9");
+  expect_input_error({"recommend", "--params", "7B", "--objective", "speed"},
+                     "--objective = speed: unknown objective (expected throughput, latency, memory or balanced)");
+  expect_input_error({"recommend", "--params", "7B", "--variants", "gqa,xla"},
+                     "--variants = xla: unknown attention variant (expected mha, gqa, mqa or mla)");
+  expect_input_error({"recommend", "--params", "7B", "--memory-fraction", "1.5"},
+                     "--memory-fraction = 1.5: must be between 0.01 and 1.00");
+  expect_input_error({"recommend", "--d-model", "4096"}, "--layers = (missing): --d-model and --layers go together");
+}

@@ -1,0 +1,105 @@
+// Golden CLI tests: exact stdout of representative commands (tests/golden/*.txt). A changed output
+// is a failure; regenerate deliberately with MHACFG_UPDATE_GOLDEN=1 and review the diff.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli_test_util.hpp"
+#include "mhacfg/configurator/analyze.hpp"
+#include "mhacfg/configurator/presets.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void golden(const std::string& name, const std::vector<std::string>& args) {
+  const CliResult r = run(args);
+  INFO(name << ": " << r.err);
+  REQUIRE(r.code == 0);
+  const std::string path = std::string(MHACFG_SOURCE_DIR) + "/tests/golden/" + name;
+  if (std::getenv("MHACFG_UPDATE_GOLDEN")) std::ofstream(path) << r.out;
+  CHECK(r.out == read(path));
+}
+
+}  // namespace
+
+TEST_CASE("golden: analyze in every format", "[cli][golden]") {
+  golden("analyze-llama-3-8b.txt", {"analyze", "--model", "llama-3-8b", "--context", "8192"});
+  golden("analyze-gpt2.json", {"analyze", "--model", "gpt2", "--format", "json"});
+  golden("analyze-deepseek-v3.md", {"analyze", "--model", "deepseek-v3", "--context", "32768", "--format", "markdown"});
+  golden("analyze-mistral-7b.csv", {"analyze", "--model", "mistral-7b", "--context", "32768", "--format", "csv"});
+  golden("analyze-llama-3-70b-tp8-h100.txt",
+         {"analyze", "--model", "llama-3-70b", "--tp", "8", "--batch", "16", "--target", "h100-sxm"});
+  golden("analyze-gemma-2-9b.txt", {"analyze", "--hf-config", fixture("hf/gemma-2-9b.json"), "--context", "32768"});
+}
+
+TEST_CASE("golden: profiles and recommend", "[cli][golden]") {
+  golden("profiles.txt", {"profiles"});
+  golden("profiles-show-h100.json", {"profiles", "show", "h100-sxm", "--format", "json"});
+  golden("recommend-llama-3-8b-shape.txt", {"recommend", "--d-model", "4096", "--layers", "32", "--seq", "8192",
+                                            "--target", "h100-sxm", "--tp", "1"});
+  golden("recommend-7b-h200.json", {"recommend", "--params", "7B", "--seq", "32768", "--target", "h200-sxm",
+                                    "--format", "json", "--top", "3"});
+  golden("recommend-gpt2-shape.csv", {"recommend", "--d-model", "768", "--layers", "12", "--seq", "1024",
+                                      "--target", "h100-sxm", "--format", "csv"});
+}
+
+TEST_CASE("CLI JSON equals the library's report", "[cli][library]") {
+  const CliResult r = run({"analyze", "--model", "qwen2.5-7b", "--batch", "4", "--context", "16384", "--target",
+                           "a100-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  mhacfg::Workload w;
+  w.batch = 4;
+  w.context = 16384;
+  const mhacfg::Profile p = mhacfg::load_profile("a100-80gb", "--target");
+  const auto lib = mhacfg::analyze_report(mhacfg::load_model_preset("qwen2.5-7b"), w, &p).json;
+  CHECK(nlohmann::json::parse(r.out) == lib);
+}
+
+TEST_CASE("analyze JSON carries the keys scripts rely on", "[cli][json]") {
+  const CliResult r = run({"analyze", "--model", "llama-3-8b", "--context", "8192", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["schema_version"] == "1.0");
+  CHECK(j["params"]["total"] == 8'030'261'248LL);
+  CHECK(j["params"]["attention"] == 1'342'177'280LL);
+  CHECK(j["params"]["embedding"] == 525'336'576LL);
+  CHECK(j["params"]["active"] == 8'030'261'248LL);
+  CHECK(j["kv_cache"]["bytes_per_token"] == 131'072);
+  CHECK(j["kv_cache"]["bytes_total"] == 131'072LL * 8192);
+  CHECK(j["kv_cache"]["dtype"] == "bf16");
+  CHECK(j["flops"]["prefill"].is_number_integer());
+  CHECK(j["flops"]["decode_per_token"].is_number_integer());
+  CHECK(j["bytes"]["decode_per_token"].is_number_integer());
+}
+
+TEST_CASE("flags override a preset; flag-only models resolve with stated defaults", "[cli][model_input]") {
+  auto total = [](const std::vector<std::string>& args) {
+    const CliResult r = run(args);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  // Llama-3-8B as flags: same counts as the preset when the FFN width and vocabulary are given.
+  const auto flags = total({"analyze", "--d-model", "4096", "--layers", "32", "--heads", "32", "--kv-heads", "8",
+                            "--ffn-dim", "14336", "--vocab", "128256", "--format", "json"});
+  CHECK(flags["params"]["total"] == 8'030'261'248LL);
+  CHECK(flags["model"]["attention"]["variant"] == "gqa");
+  // The preset with 4 KV heads: KV halves, attention loses 2 x 4096 x 512 per layer.
+  const auto mod = total({"analyze", "--model", "llama-3-8b", "--kv-heads", "4", "--format", "json"});
+  CHECK(mod["kv_cache"]["bytes_per_token"] == 65'536);
+  CHECK(mod["params"]["total"] == 8'030'261'248LL - 32LL * 2 * 4096 * 512);
+  CHECK(mod["model"]["name"] == "llama-3-8b (modified)");
+  // MLA by flags (DeepSeek-V2-Lite's attention on its own shape).
+  const auto mla = total({"analyze", "--d-model", "2048", "--layers", "27", "--heads", "16", "--variant", "mla",
+                          "--kv-lora-rank", "512", "--head-dim", "192", "--v-head-dim", "128", "--format", "json"});
+  CHECK(mla["kv_cache"]["bytes_per_token"] == 31'104);
+  CHECK(mla["params"]["attention_per_layer"] == 13'763'072);
+}

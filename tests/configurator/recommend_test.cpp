@@ -1,0 +1,201 @@
+// The recommender: real designs in the top three, each constraint, the quality rules, the ranking.
+#include <catch2/catch.hpp>
+
+#include "cli_test_util.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/configurator/quality.hpp"
+#include "mhacfg/configurator/recommend.hpp"
+
+using namespace mhacfg;
+
+namespace {
+Recommendation rec(RecommendOptions o) { return recommend(o, load_profile(o.target, "--target")); }
+
+RecommendOptions shape(std::int64_t d, std::int64_t layers, std::int64_t seq) {
+  RecommendOptions o;
+  o.d_model = d;
+  o.layers = layers;
+  o.seq = seq;
+  return o;
+}
+
+bool top3_has(const Recommendation& r, AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
+  for (std::size_t i = 0; i < r.ranked.size() && i < 3; ++i) {
+    const AttentionSpec& a = r.ranked[i].spec.attention;
+    if (a.variant == v && a.num_q_heads == nq && a.num_kv_heads == nkv && a.head_dim == hd) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("real designs rank in the top three", "[recommend]") {
+  // Llama-3-8B: d 4096, 32 layers, GQA 32/8 x 128.
+  CHECK(top3_has(rec(shape(4096, 32, 8192)), AttentionVariant::gqa, 32, 8, 128));
+  // Llama-3-70B served with tp 8: GQA 64/8 x 128.
+  RecommendOptions o70 = shape(8192, 80, 8192);
+  o70.tp = 8;
+  CHECK(top3_has(rec(o70), AttentionVariant::gqa, 64, 8, 128));
+  // GPT-2 small: 12 query heads of 64.
+  const Recommendation g = rec(shape(768, 12, 1024));
+  bool twelve_of_64 = false;
+  for (std::size_t i = 0; i < 3; ++i)
+    twelve_of_64 |= g.ranked[i].spec.attention.num_q_heads == 12 && g.ranked[i].spec.attention.head_dim == 64;
+  CHECK(twelve_of_64);
+}
+
+TEST_CASE("a parameter budget derives the shape and holds every candidate to it", "[recommend]") {
+  RecommendOptions o;
+  o.params = 7'000'000'000;
+  o.seq = 32768;
+  o.target = "h200-sxm";
+  const Recommendation r = rec(o);
+  CHECK(r.shape.d_model == 4096);
+  CHECK(r.shape.layers == 32);
+  CHECK(r.shape.rule.find("aspect ratio") != std::string::npos);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    const double dev = double(c.counts.params.total) / 7e9 - 1.0;
+    CHECK(std::fabs(dev) < 0.01);  // the FFN width absorbs the attention's difference (64-wide steps)
+    CHECK_FALSE(c.rationale.empty());
+    CHECK(c.batch == c.max_batch);  // no --batch: the largest batch that fits
+  }
+}
+
+TEST_CASE("tensor parallelism: heads must divide; KV heads split or replicate", "[recommend][constraints]") {
+  RecommendOptions o = shape(3072, 28, 4096);  // Gemma-7B's shape: 48 heads of 64 have divisors like 3 and 6
+  o.tp = 8;
+  o.quality = QualityTolerance::aggressive;
+  o.top = 50;
+  const Recommendation r = rec(o);
+  for (const auto& c : r.ranked) {
+    CHECK(c.spec.attention.num_q_heads % 8 == 0);
+    const std::int64_t nkv = c.spec.attention.num_kv_heads;
+    CHECK((nkv % 8 == 0 || 8 % nkv == 0));
+    if (nkv < 8) {
+      CHECK(c.counts.kv_cache.replication == 8 / nkv);
+      CHECK(c.replication_bytes > 0);
+    }
+  }
+  bool saw_tp_rejection = false;
+  for (const auto& rj : r.rejected) saw_tp_rejection |= rj.reason.find("tp 8") != std::string::npos;
+  CHECK(saw_tp_rejection);
+}
+
+TEST_CASE("kernel support: head_dims outside the target's list are rejected", "[recommend][constraints]") {
+  RecommendOptions o = shape(4096, 32, 8192);
+  o.top = 100;
+  const Recommendation r = rec(o);  // h100-sxm: 64, 96, 128, 192, 256
+  for (const auto& c : r.ranked) {
+    const auto hd = c.spec.attention.head_dim;
+    CHECK((hd == 64 || hd == 96 || hd == 128 || hd == 192 || hd == 256));
+  }
+  o.target = "cpu-generic";  // any multiple of 8
+  const Recommendation cpu = rec(o);
+  bool other = false;
+  for (const auto& c : cpu.ranked) other |= c.spec.attention.head_dim % 32 != 0;
+  CHECK(other);
+}
+
+TEST_CASE("memory: weights plus KV fit, a given batch is honoured or rejected", "[recommend][constraints]") {
+  RecommendOptions o = shape(4096, 32, 8192);
+  o.target = "rtx-4090";  // 24 GB
+  o.batch = 4;
+  const Recommendation r = rec(o);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    CHECK(c.batch == 4);
+    CHECK(c.memory_bytes_per_gpu <= 24e9 * 0.9);
+    CHECK(c.headroom_bytes >= 0);
+  }
+  o.batch = 64;
+  const Recommendation none = rec(o);
+  CHECK(none.ranked.empty());
+  REQUIRE(none.closest.has_value());
+  CHECK(none.closest_miss.find("batch 64 needs") != std::string::npos);
+}
+
+TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommend][cli]") {
+  const CliResult r = run({"recommend", "--params", "70B", "--target", "rtx-4090", "--seq", "8192"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("mhacfg: infeasible: no candidate satisfies the constraints; closest: ") == 0);
+  CHECK(r.err.find("exceed") != std::string::npos);
+  const CliResult j = run({"recommend", "--params", "70B", "--target", "rtx-4090", "--seq", "8192", "--format", "json"});
+  CHECK(j.code == 1);
+  const auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["feasible"] == false);
+  CHECK(doc["closest"]["miss"].get<std::string>().find("exceed") != std::string::npos);
+}
+
+TEST_CASE("quality rules follow the published ablations", "[recommend][quality]") {
+  auto risk = [](AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
+    AttentionSpec a{v, nq, nkv, hd, hd};
+    return assess_quality(a).level;
+  };
+  CHECK(risk(AttentionVariant::mha, 32, 32, 128) == RiskLevel::none);
+  CHECK(risk(AttentionVariant::gqa, 32, 8, 128) == RiskLevel::low);     // GQA-8
+  CHECK(risk(AttentionVariant::gqa, 64, 8, 128) == RiskLevel::low);     // groups of 8
+  CHECK(risk(AttentionVariant::gqa, 12, 6, 64) == RiskLevel::low);      // groups of 2
+  CHECK(risk(AttentionVariant::gqa, 32, 4, 128) == RiskLevel::medium);  // fewer than 8 KV heads, groups of 8
+  CHECK(risk(AttentionVariant::gqa, 64, 2, 128) == RiskLevel::high);    // groups of 32: near MQA
+  CHECK(risk(AttentionVariant::mqa, 32, 1, 128) == RiskLevel::high);
+  CHECK(risk(AttentionVariant::gqa, 64, 8, 48) == RiskLevel::medium);   // head_dim < 64 raises a level
+  AttentionSpec mla{AttentionVariant::mla, 16, 16, 192, 128};
+  mla.mla = MlaSpec{0, 512, 128, 64};
+  CHECK(assess_quality(mla).level == RiskLevel::low);  // DeepSeek-V2: latent 4 x 128
+  mla.mla.kv_lora_rank = 256;
+  CHECK(assess_quality(mla).level == RiskLevel::medium);
+  mla.mla.kv_lora_rank = 128;
+  CHECK(assess_quality(mla).level == RiskLevel::high);
+}
+
+TEST_CASE("--quality bounds the risk of every ranked candidate", "[recommend][quality]") {
+  for (auto q : {QualityTolerance::conservative, QualityTolerance::balanced, QualityTolerance::aggressive}) {
+    RecommendOptions o = shape(4096, 32, 8192);
+    o.quality = q;
+    o.top = 30;
+    for (const auto& c : rec(o).ranked) CHECK(c.risk.level <= max_risk(q));
+  }
+}
+
+TEST_CASE("objectives order the ranking by their metric", "[recommend][ranking]") {
+  RecommendOptions o = shape(4096, 32, 8192);
+  o.top = 20;
+  o.objective = Objective::memory;
+  const Recommendation mem = rec(o);
+  for (std::size_t i = 1; i < mem.ranked.size(); ++i)
+    CHECK(mem.ranked[i - 1].counts.kv_cache.bytes_per_token <= mem.ranked[i].counts.kv_cache.bytes_per_token);
+  o.objective = Objective::throughput;
+  const Recommendation thr = rec(o);
+  for (std::size_t i = 1; i < thr.ranked.size(); ++i)
+    CHECK(thr.ranked[i - 1].at_batch.tokens_per_s >= thr.ranked[i].at_batch.tokens_per_s);
+  o.objective = Objective::latency;
+  const Recommendation lat = rec(o);
+  for (std::size_t i = 1; i < lat.ranked.size(); ++i)
+    CHECK(lat.ranked[i - 1].single.decode_step_ms <= lat.ranked[i].single.decode_step_ms);
+}
+
+TEST_CASE("MLA is searched when asked and reported as an alternative otherwise", "[recommend]") {
+  RecommendOptions o = shape(4096, 32, 32768);
+  const Recommendation without = rec(o);
+  bool mentioned = false;
+  for (const auto& rj : without.rejected) mentioned |= rj.design.rfind("mla", 0) == 0;
+  CHECK(mentioned);
+  o.variants.push_back(AttentionVariant::mla);
+  const Recommendation with = rec(o);
+  bool has_mla = false;
+  for (const auto& c : with.ranked) has_mla |= c.spec.attention.variant == AttentionVariant::mla;
+  CHECK(has_mla);
+}
+
+TEST_CASE("the Pareto frontier is non-dominated", "[recommend][ranking]") {
+  const Recommendation r = rec(shape(4096, 32, 8192));
+  REQUIRE_FALSE(r.pareto.empty());
+  for (const auto& a : r.pareto)
+    for (const auto& b : r.pareto) {
+      const bool dominates = b.counts.kv_cache.bytes_per_token <= a.counts.kv_cache.bytes_per_token &&
+                             b.single.decode_step_ms <= a.single.decode_step_ms && b.risk.level <= a.risk.level &&
+                             (b.counts.kv_cache.bytes_per_token < a.counts.kv_cache.bytes_per_token ||
+                              b.single.decode_step_ms < a.single.decode_step_ms || b.risk.level < a.risk.level);
+      CHECK_FALSE(dominates);
+    }
+}
