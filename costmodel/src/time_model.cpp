@@ -26,7 +26,10 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   unit.causal = false;
   unit.kv_len = attention_kv_tokens_read(s);
   f.unit_flop = static_cast<double>(attention_flops(unit));
-  f.streams = static_cast<double>(s.batch * s.kv_heads());
+  // Decode kernels parallelise over sequences and KV heads (each streams its K/V); prefill kernels
+  // over query tiles of every head.
+  const std::int64_t tiles = (s.q_len + attention_tile_rows(s.qk_dim()) - 1) / attention_tile_rows(s.qk_dim());
+  f.streams = static_cast<double>(s.q_len <= kDecodeMaxQueries ? s.batch * s.kv_heads() : s.batch * s.num_q_heads * tiles);
   return f;
 }
 
@@ -42,8 +45,8 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
   double eta = 1.0;
   if (m.head_dim_scale > 0 && f.head_dim > 0) eta = 1.0 - std::exp(-f.head_dim / m.head_dim_scale);
   eta /= 1.0 + m.causal_factor * f.causal;
-  const double u = m.half_streams > 0 ? f.streams / (f.streams + m.half_streams) : 1.0;
-  const double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta) : 0.0;
+  const double u = m.half_streams > 0 ? 1.0 / (1.0 + std::pow(m.half_streams / f.streams, m.stream_exponent)) : 1.0;
+  const double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta * u) : 0.0;
   const double memory = m.bw_bytes_per_s > 0 ? f.bytes / (m.bw_bytes_per_s * u) : 0.0;
   const double span = m.slots > 0 && m.peak_flop_per_s > 0 ? f.unit_flop * m.slots / (m.peak_flop_per_s * eta) : 0.0;
   const double body = m.overlap ? std::max(compute, memory) : compute + memory;
@@ -66,6 +69,7 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"slots", m.slots},
           {"bw_bytes_per_s", m.bw_bytes_per_s},
           {"half_streams", m.half_streams},
+          {"stream_exponent", m.stream_exponent},
           {"overlap", m.overlap}};
 }
 
@@ -84,6 +88,8 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.slots = get("slots");
   m.bw_bytes_per_s = get("bw_bytes_per_s");
   m.half_streams = get("half_streams");
+  m.stream_exponent = f.optional_number("stream_exponent").value_or(1.0);
+  if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)
     throw InputError(f.name("peak_flop_per_s"), "0", "a model needs peak_flop_per_s or bw_bytes_per_s");

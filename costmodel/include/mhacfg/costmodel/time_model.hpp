@@ -1,13 +1,13 @@
 // The calibrated time model of one op (docs/cost-model.md gives the reasons for each term).
 //
-//   T = t0 + max( F / (P * eta) (+) B / (BW * u),   F_unit * S / (P * eta) )
+//   T = t0 + max( F / (P * eta * u) (+) B / (BW * u),   F_unit * S / (P * eta) )
 //   eta = (1 - exp(-d / d0)) / (1 + kappa * causal)      compute efficiency of the kernel
-//   u   = A / (A + A_half)                               memory-level parallelism
+//   u   = 1 / (1 + (A_half / A)^gamma)                   how well A parallel units fill the device
 //
 // F and B are costmodel's FLOP and byte counts (ops.hpp), d the Q/K head width, A the independent
-// streams (batch x KV heads for attention, output tiles for GEMMs), F_unit the FLOPs of the largest
-// work unit (a 128-row query tile against its keys) and S the parallel slots: one full wave of units
-// cannot finish faster than its longest unit. (+) is a sum (compute and memory phases do not overlap;
+// work units (prefill: query tiles x heads x batch; decode: KV heads x batch; GEMM: output tiles),
+// F_unit the FLOPs of the largest unit (a query tile against its keys) and S the parallel slots: a
+// wave of units cannot finish faster than its longest unit. (+) is a sum (compute and memory phases do not overlap;
 // what the fitted data show) or, with `overlap`, a max: a datasheet profile has t0 = 0, eta = u = 1,
 // no span and overlap, the plain roofline.
 #pragma once
@@ -27,12 +27,14 @@ struct OpFeatures {
   double head_dim = 0;   // Q/K width (0 for GEMMs: no head_dim term)
   double causal = 0;     // 1 for a causal mask over more than one query
   double unit_flop = 0;  // FLOPs of the largest work unit
-  double streams = 1;    // independent memory streams
+  double streams = 1;    // independent work units (A)
 };
 
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
 std::int64_t attention_tile_rows(std::int64_t head_dim);
+// Calls with at most this many queries per sequence are decode-shaped.
+inline constexpr std::int64_t kDecodeMaxQueries = 16;
 
 OpFeatures op_features(const AttentionShape& s, DType dtype);
 OpFeatures op_features(const GemmShape& g, DType dtype);
@@ -44,7 +46,8 @@ struct OpModel {
   double causal_factor = 0;    // kappa
   double slots = 0;            // S; 0: no span term
   double bw_bytes_per_s = 0;   // BW
-  double half_streams = 0;     // A_half; 0: full bandwidth from one stream
+  double half_streams = 0;     // A_half; 0: one unit fills the device
+  double stream_exponent = 1;  // gamma
   bool overlap = false;        // max(compute, memory) instead of their sum
 };
 

@@ -1,0 +1,109 @@
+#include "mhacfg/configurator/calibration.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/fit.hpp"
+
+namespace mhacfg {
+
+std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecord>& records,
+                                              const std::vector<std::string>& backends) {
+  std::vector<MeasurementRecord> out;
+  for (const auto& r : records)
+    if (r.op == OpKind::gemm || backends.empty() ||
+        std::find(backends.begin(), backends.end(), r.backend) != backends.end())
+      out.push_back(r);
+  return out;
+}
+
+std::string profile_for_device(const std::string& device) {
+  std::string d;
+  for (char c : device) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::pair<const char*, const char*> table[] = {{"h200", "h200-sxm"}, {"h100", "h100-sxm"}, {"a100", "a100-80gb"},
+                                                       {"b200", "b200"},     {"l40s", "l40s"},     {"4090", "rtx-4090"}};
+  for (const auto& [needle, name] : table)
+    if (d.find(needle) != std::string::npos) return name;
+  return "";
+}
+
+std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vector<MeasurementRecord>& records) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : records) {
+    const Prediction pr = p.record(r);
+    nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
+    j["predicted_ms"] = pr.time_ms;
+    j["predicted_basis"] = pr.calibrated ? "calibrated" : "uncalibrated roofline";
+    if (pr.extrapolated) j["extrapolated"] = true;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<ClassError> validate_records(const Predictor& p, const std::vector<MeasurementRecord>& measured) {
+  std::map<std::string, std::vector<double>> ape;
+  std::map<std::string, std::int64_t> extrapolated;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const MeasurementRecord& r = measured[i];
+    if (!r.time_ms) throw InputError("--in record " + std::to_string(i + 1), "(no time_ms)", "validate needs measured records");
+    const Prediction pr = p.record(r);
+    const double e = std::fabs(pr.time_ms / *r.time_ms - 1.0);
+    for (const std::string& cls : {r.op_class(), std::string("all")}) {
+      ape[cls].push_back(e);
+      extrapolated[cls] += pr.extrapolated;
+    }
+  }
+  std::vector<ClassError> out;
+  for (const auto& [cls, v] : ape) {
+    const ErrorStats s = error_stats(v);
+    out.push_back({cls, s.n, s.median_ape, s.p90_ape, s.max_ape, extrapolated[cls]});
+  }
+  std::stable_partition(out.begin(), out.end(), [](const ClassError& e) { return e.op_class != "all"; });
+  return out;
+}
+
+Report validation_report(const Profile& profile, const std::string& input, const std::vector<ClassError>& errors) {
+  Report r;
+  r.heading = "Prediction error of " + profile.name + " (" + profile.source + ") on " + input;
+  Table t;
+  t.columns = {"op class", "records", "median APE", "p90 APE", "max APE", "extrapolated"};
+  t.right_align = {false, true, true, true, true, true};
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& e : errors) {
+    t.rows.push_back({e.op_class, std::to_string(e.records), fmt_fixed(e.median_ape * 100, 1) + " %",
+                      fmt_fixed(e.p90_ape * 100, 1) + " %", fmt_fixed(e.max_ape * 100, 1) + " %", std::to_string(e.extrapolated)});
+    classes.push_back({{"op_class", e.op_class}, {"records", e.records}, {"median_ape", e.median_ape},
+                       {"p90_ape", e.p90_ape}, {"max_ape", e.max_ape}, {"extrapolated", e.extrapolated}});
+  }
+  r.tables.push_back(t);
+  r.csv = t;
+  r.json = {{"schema_version", "1.0"}, {"command", "validate"}, {"profile", profile.name}, {"input", input},
+            {"classes", classes}};
+  r.notes.push_back("APE: |predicted / measured - 1|. Classes the profile has no fit for use the uncalibrated roofline.");
+  return r;
+}
+
+Report profile_summary_report(const Profile& p, const std::string& path) {
+  Report r;
+  r.heading = "Profile " + p.name + " (" + p.device + ", " + p.source + ") written to " + path;
+  Table t;
+  t.columns = {"op class", "records", "fit median", "fit p90", "LOO median", "LOO p90", "t0", "peak", "bandwidth"};
+  t.right_align = {false, true, true, true, true, true, true, true, true};
+  for (const auto& [cls, f] : p.ops)
+    t.rows.push_back({cls, std::to_string(f.records), fmt_fixed(f.fit_median_ape * 100, 1) + " %",
+                      fmt_fixed(f.fit_p90_ape * 100, 1) + " %", fmt_fixed(f.cv_median_ape * 100, 1) + " %",
+                      fmt_fixed(f.cv_p90_ape * 100, 1) + " %", fmt_ms(f.model.t0_s * 1e3),
+                      fmt_si(f.model.peak_flop_per_s, "FLOP/s"), fmt_si(f.model.bw_bytes_per_s, "B/s")});
+  r.tables.push_back(t);
+  r.csv = t;
+  r.json = profile_to_json(p);
+  for (const auto& v : p.validation)
+    r.notes.push_back("Validation on " + std::to_string(v.records) + " records (" + v.what + "): median " +
+                      fmt_fixed(v.median_ape * 100, 1) + " %, p90 " + fmt_fixed(v.p90_ape * 100, 1) + " %.");
+  return r;
+}
+
+}  // namespace mhacfg

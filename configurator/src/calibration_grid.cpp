@@ -1,0 +1,96 @@
+#include "mhacfg/configurator/calibration_grid.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
+                            std::int64_t nkv, std::int64_t hd, bool causal, DType dtype) {
+  MeasurementRecord r;
+  r.op = OpKind::attention;
+  r.phase = phase;
+  r.attention = AttentionShape{batch, q_len, kv_len, nq, nkv, hd, hd, causal, 0, 0, 0};
+  r.dtype = dtype;
+  r.json = record_to_json(r);
+  return r;
+}
+
+MeasurementRecord mla(std::int64_t batch, std::int64_t kv_len, std::int64_t nq, std::int64_t rank, DType dtype) {
+  MeasurementRecord r;
+  r.op = OpKind::attention;
+  r.phase = Phase::decode;
+  r.attention = AttentionShape{batch, 1, kv_len, nq, 1, rank + 64, rank, false, 0, rank, 64};
+  r.dtype = dtype;
+  r.json = record_to_json(r);
+  return r;
+}
+
+MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
+  MeasurementRecord r;
+  r.op = OpKind::gemm;
+  r.gemm = GemmShape{m, n, k};
+  r.dtype = dtype;
+  r.json = record_to_json(r);
+  return r;
+}
+
+}  // namespace
+
+MeasurementRecord speed_check_prefill(GridDevice device) {
+  if (device == GridDevice::cpu) return attention(Phase::prefill, 1, 2048, 2048, 16, 4, 128, true, DType::fp32);
+  return attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true, DType::bf16);
+}
+
+MeasurementRecord speed_check_decode(GridDevice device) {
+  // CPU: 4 x 32768 tokens x 8 KV heads x 256 values x 4 bytes = 1 GiB of fp32 KV (> 256 MiB).
+  if (device == GridDevice::cpu) return attention(Phase::decode, 4, 1, 32768, 32, 8, 128, false, DType::fp32);
+  return attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false, DType::bf16);
+}
+
+std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
+  std::vector<MeasurementRecord> g;
+  if (device == GridDevice::cpu) {
+    const DType f32 = DType::fp32;
+    // Prefill: head_dim 64/128/256, groups 1/4/8, causal and not, short to long.
+    for (std::int64_t len : quick ? std::vector<std::int64_t>{256, 1024} : std::vector<std::int64_t>{256, 512, 1024, 2048})
+      for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}}) {
+        g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, true, f32));
+        if (len <= 1024) g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, false, f32));
+      }
+    g.push_back(attention(Phase::prefill, 2, 384, 384, 16, 16, 64, true, f32));
+    // Decode: batch 1..16, KV 1k..32k, groups 1/4/8, head_dim 64/128/256, fp32 and bf16 KV.
+    for (std::int64_t kv : quick ? std::vector<std::int64_t>{1024, 16384} : std::vector<std::int64_t>{1024, 4096, 16384})
+      for (std::int64_t batch : {1, 8})
+        for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256}})
+          g.push_back(attention(Phase::decode, batch, 1, kv, nq, nkv, hd, false, f32));
+    g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));
+    g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
+    // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.
+    for (std::int64_t kv : {1024, 8192})
+      for (std::int64_t nq : {16, 128}) g.push_back(mla(kv == 1024 ? 4 : 1, kv, nq, 512, f32));
+    g.push_back(mla(2, 4096, 16, 256, f32));
+    // GEMMs of projection shapes: decode (m small) to prefill (m large).
+    for (std::int64_t m : {1, 16, 256, 1024})
+      for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048}})
+        if (!(quick && m == 16)) g.push_back(gemm(m, n, k, f32));
+    return g;
+  }
+  const DType bf = DType::bf16;
+  for (std::int64_t len : {1024, 4096, 16384})
+    for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{16, 16, 64}, std::tuple{16, 4, 256}, std::tuple{64, 8, 128}})
+      for (bool causal : {true, false})
+        g.push_back(attention(Phase::prefill, len == 1024 ? 4 : 1, len, len, nq, nkv, hd, causal, bf));
+  for (std::int64_t kv : {1024, 8192, 32768})
+    for (std::int64_t batch : {1, 8, 64})
+      for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 1, 128}, std::tuple{16, 16, 64}, std::tuple{16, 2, 256}})
+        g.push_back(attention(Phase::decode, batch, 1, kv, nq, nkv, hd, false, bf));
+  for (std::int64_t kv : {4096, 32768})
+    for (std::int64_t batch : {1, 64})
+      for (std::int64_t nq : {16, 128}) g.push_back(mla(batch, kv, nq, 512, bf));
+  for (std::int64_t m : {1, 64, 1024, 8192})
+    for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192}})
+      g.push_back(gemm(m, n, k, bf));
+  return g;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,281 @@
+// `mhacfg calibrate`, `bench`, `predict` and `validate`: the calibration loop.
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "device_bench.hpp"
+#include "mhacfg/configurator/calibration.hpp"
+#include "mhacfg/configurator/calibration_grid.hpp"
+#include "mhacfg/configurator/cli_options.hpp"
+#include "mhacfg/configurator/commands.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/fit.hpp"
+#include "mhacfg/costmodel/io.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+kernels::BenchOptions bench_options(const ParsedArgs& a) {
+  kernels::BenchOptions o;
+  o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (auto v = a.opt_int("threads")) o.threads = static_cast<int>(std::min<std::int64_t>(*v, 1024));
+  if (auto v = a.opt_int("repetitions")) o.repetitions = static_cast<int>(std::min<std::int64_t>(*v, 1000));
+  if (auto v = a.opt_str("min-time")) o.min_time_s = parse_double("--min-time", *v, 0.0, 60.0);
+  return o;
+}
+
+// Progress on stderr, only when it is a terminal.
+struct Progress {
+  bool on = ::isatty(2) != 0;
+  void step(std::size_t i, std::size_t n, const std::string& what) const {
+    if (on) std::cerr << "\r[" << i << "/" << n << "] " << what << "\033[K" << std::flush;
+  }
+  void done() const {
+    if (on) std::cerr << "\r\033[K" << std::flush;
+  }
+};
+
+std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
+
+// Measures records (all checked for support first), returning them as timed JSON records.
+std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
+                                               const std::string& name, const kernels::BenchOptions& o) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::string why = unsupported_reason(d, in[i]);
+    if (!why.empty()) throw InputError(where(name, i), in[i].json.dump(), "no " + d.label + " kernel supports it: " + why);
+  }
+  std::vector<MeasurementRecord> out;
+  const Progress progress;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    progress.step(i + 1, in.size(), in[i].op_class());
+    const kernels::Measurement m = measure(d, in[i], o);
+    MeasurementRecord r = in[i];
+    r.time_ms = m.time_ms;
+    r.backend = m.backend;
+    r.device = m.device;
+    nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
+    j["time_ms"] = m.time_ms;
+    j["time_spread"] = m.spread;
+    j["repetitions"] = m.repetitions;
+    j["backend"] = m.backend;
+    j["device"] = m.device;
+    if (!d.cuda) j["threads"] = o.threads;
+    r.json = std::move(j);
+    out.push_back(std::move(r));
+  }
+  progress.done();
+  return out;
+}
+
+void add_validation(Profile& p, const std::vector<MeasurementRecord>& holdout, const std::string& what) {
+  const Predictor pred(p);
+  for (const auto& e : validate_records(pred, holdout))
+    if (e.op_class == "all") p.validation.push_back({e.records, e.median_ape, e.p90_ape, what});
+}
+
+const std::vector<Format> kSummaryFormats = {Format::table, Format::json};
+
+void print_summary(const Profile& p, const std::string& path, Format format, std::ostream& out,
+                   const std::vector<std::string>& extra_notes) {
+  Report r = profile_summary_report(p, path);
+  for (const auto& n : extra_notes) r.notes.push_back(n);
+  render(r, format, out);
+}
+
+std::vector<nlohmann::json> json_lines(const std::vector<MeasurementRecord>& rs) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : rs) out.push_back(r.json);
+  return out;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
+  po::options_description d("mhacfg bench: measure records with the project's kernels");
+  d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
+      ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
+      ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
+      ("threads", po::value<std::string>(), "CPU threads (default: all cores)")
+      ("repetitions", po::value<std::string>(), "timed repetitions per record (default 7)")
+      ("min-time", po::value<std::string>(), "seconds each repetition runs at least (default 0.02)")
+      ("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("bench", d, args);
+  if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
+  const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
+  const std::string in = a.str("in");
+  const auto measured = measure_records(dev, read_records(in), in, bench_options(a));
+  if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
+  else for (const auto& r : measured) out << r.json.dump() << "\n";
+  return kExitOk;
+}
+
+int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
+  po::options_description d("mhacfg calibrate: fit a device profile from kernel timings");
+  d.add_options()("device", po::value<std::string>(), "measure this machine: cpu, cuda or cuda:N")
+      ("from", po::value<std::string>(), "fit imported measurement records (JSON Lines) instead")
+      ("attention-backend", po::value<std::string>(), "with --from: attention records of these backends (comma list); gemm always")
+      ("base", po::value<std::string>(), "with --from: profile giving the device's spec (default: from the records' device)")
+      ("quick", "with --device: the short grid (within 60 s on 2 cores)")
+      ("holdout", po::value<std::string>(), "records to validate on: measured with --device, timed with --from")
+      ("save-measurements", po::value<std::string>(), "with --device: write the measured grid (JSON Lines)")
+      ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
+      ("out", po::value<std::string>(), "profile JSON to write")
+      ("threads", po::value<std::string>(), "CPU threads (default: all cores)")
+      ("repetitions", po::value<std::string>(), "timed repetitions per shape")
+      ("min-time", po::value<std::string>(), "seconds each repetition runs at least");
+  add_format_option(d, kSummaryFormats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("calibrate", d, args);
+  const Format format = read_format(a, kSummaryFormats);
+  if (!a.has("out")) throw InputError("--out", "(missing)", "calibrate needs --out PROFILE.json");
+  if (a.has("device") == a.has("from")) throw InputError("--device", "(or --from)", "give exactly one of --device and --from");
+  const std::string path = a.str("out");
+  Profile p;
+  std::vector<std::string> notes;
+  if (auto from = a.opt_str("from")) {
+    const auto all = read_records(*from);
+    const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+    const auto records = select_records(all, backends);
+    std::string base = a.opt_str("base").value_or("");
+    if (base.empty()) base = profile_for_device(records.front().device);
+    if (base.empty())
+      throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
+                                                  "\"; give --base with a profile for its memory and ceilings");
+    p = load_profile(base, "--base");
+    p.name = a.opt_str("name").value_or(p.name + "-measured");
+    p.provenance = {{"source", "measured"}, {"from", *from}, {"attention_backends", backends},
+                    {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
+                    {"records", records.size()}, {"device", records.front().device}};
+    fit_profile(p, records);
+    if (auto h = a.opt_str("holdout"))
+      add_validation(p, select_records(read_records(*h), backends), "held-out records in " + *h);
+  } else {
+    const DeviceChoice dev = parse_device(a.str("device"));
+    const kernels::BenchOptions o = bench_options(a);
+    const bool quick = a.has("quick");
+    const auto t0 = std::chrono::steady_clock::now();
+    const kernels::Ceilings ceil = measure_ceilings(dev, o);
+    const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
+    std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
+    const auto measured = measure_records(dev, grid, "grid", o);
+    const auto checks = measure_records(dev, {speed_check_prefill(gd), speed_check_decode(gd)}, "speed check", o);
+    const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
+    const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
+    const std::string name = device_name(dev);
+    p.name = a.opt_str("name").value_or(dev.cuda ? "cuda-measured" : "cpu-measured");
+    p.device = name;
+    p.kind = dev.cuda ? "gpu" : "cpu";
+    p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
+    p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
+    p.spec.compute_units = dev.cuda ? 0 : o.threads;
+    p.spec.memory_bytes = device_memory_bytes(dev);
+    p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
+                    {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
+                    {"records", measured.size()}, {"repetitions", o.repetitions}};
+    if (!dev.cuda) p.provenance["threads"] = o.threads;
+    fit_profile(p, measured);
+    p.measured = {{"gemm_flop_per_s", ceil.gemm_flop_per_s},
+                  {"read_bytes_per_s", ceil.read_bytes_per_s},
+                  {"prefill_attention_flop_per_s", prefill_flops},
+                  {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
+                  {"prefill_shape", checks[0].json},
+                  {"decode_kv_bytes_per_s", decode_bw},
+                  {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
+                  {"decode_shape", checks[1].json}};
+    if (auto h = a.opt_str("holdout")) {
+      const auto held = measure_records(dev, read_records(*h), *h, o);
+      add_validation(p, held, "held-out shapes in " + *h + " measured in the same run");
+    }
+    if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    p.provenance["seconds"] = seconds;
+    notes.push_back("Ceilings with " + (dev.cuda ? std::string("the GPU") : std::to_string(o.threads) + " threads") +
+                    ": GEMM " + fmt_si(ceil.gemm_flop_per_s, "FLOP/s") + ", read bandwidth " +
+                    fmt_si(ceil.read_bytes_per_s, "B/s") + ".");
+    notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
+                    fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
+                    fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
+                    " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
+                    " of KV).");
+    notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
+  }
+  write_file_atomic(path, profile_to_json(p).dump(2) + "\n");
+  print_summary(p, path, format, out, notes);
+  (void)err;
+  return kExitOk;
+}
+
+int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
+  po::options_description d("mhacfg predict: add predicted_ms to each record");
+  d.add_options()("profile", po::value<std::string>(), "profile name or file")
+      ("in", po::value<std::string>(), "records (JSON Lines)")
+      ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
+      ("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("predict", d, args);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
+  if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
+  const Profile p = load_profile(a.str("profile"), "--profile");
+  const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
+  if (auto path = a.opt_str("out")) write_records(*path, lines);
+  else for (const auto& j : lines) out << j.dump() << "\n";
+  return kExitOk;
+}
+
+int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json, Format::csv, Format::markdown};
+  po::options_description d("mhacfg validate: median and p90 absolute percentage error per op class");
+  d.add_options()("profile", po::value<std::string>(), "profile name or file")
+      ("in", po::value<std::string>(), "measured records (JSON Lines)")
+      ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("validate", d, args);
+  const Format format = read_format(a, formats);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
+  if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
+  const Profile p = load_profile(a.str("profile"), "--profile");
+  const auto records = select_records(read_records(a.str("in")), split_commas(a.opt_str("attention-backend").value_or("")));
+  render(validation_report(p, a.str("in"), validate_records(Predictor(p), records)), format, out);
+  return kExitOk;
+}
+
+}  // namespace mhacfg

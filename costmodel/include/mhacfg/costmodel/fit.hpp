@@ -1,0 +1,42 @@
+// The fitter: calibrates each op class's time model (time_model.hpp) on measurement records by
+// Levenberg-Marquardt on log-time residuals, reports fit and leave-one-out errors, and assembles a
+// measured profile. The same fitter serves `calibrate --device` and `calibrate --from`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mhacfg/costmodel/profile.hpp"
+#include "mhacfg/costmodel/records.hpp"
+
+namespace mhacfg {
+
+// Which parameters of OpModel a class fits; the rest stay at their initial value (or zero).
+struct FitSpec {
+  bool t0 = true, peak = true, head_dim_scale = false, causal_factor = false, slots = false, bw = true, half_streams = true,
+       stream_exponent = false;
+};
+FitSpec fit_spec_for(const std::string& op_class);
+
+// The op class's features and measured time of one record (attention_block records have no class of
+// their own: they are validated as compositions).
+OpFeatures record_features(const MeasurementRecord& r);
+
+struct ErrorStats {
+  std::int64_t n = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+  double max_ape = 0;
+};
+ErrorStats error_stats(std::vector<double> ape);
+
+// Fits one op class. `ceilings` seeds the initial guesses (peak FLOP/s, bandwidth, compute units).
+// Throws InputError when there are too few records (fewer than 3).
+OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
+                   const SpecCeilings& ceilings, bool cross_validate = true);
+
+// Fits every op class present in `records` (records without time_ms are an error) into `profile`,
+// keeping its name, device, spec and kernels; sets source "measured".
+void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records, bool cross_validate = true);
+
+}  // namespace mhacfg
