@@ -2,6 +2,7 @@
 #include "mhacfg/costmodel/counts.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "mhacfg/costmodel/checked.hpp"
@@ -102,24 +103,34 @@ std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
   return l.window > 0 ? std::min(context, l.window) : context;
 }
 
-std::int64_t layer_tokens(const ModelSpec& m, std::int64_t context) {
+// Sums f(layer) over layers, evaluating f once per distinct (window, moe) layer kind: models have
+// one to three kinds (Gemma-2 alternates two), however many layers.
+template <typename F>
+std::int64_t sum_layers(const ModelSpec& m, const char* quantity, F f) {
+  struct Kind {
+    const LayerSpec* layer;
+    std::int64_t count;
+  };
+  std::array<Kind, 8> kinds{};
+  std::size_t n = 0;
   std::int64_t sum = 0;
-  for (const auto& l : m.layers) sum = add(sum, cached_tokens(l, context), kKv);
+  for (const auto& l : m.layers) {
+    std::size_t k = 0;
+    while (k < n && (kinds[k].layer->window != l.window || kinds[k].layer->moe != l.moe)) ++k;
+    if (k < n) {
+      ++kinds[k].count;
+    } else if (n < kinds.size()) {
+      kinds[n++] = {&l, 1};
+    } else {
+      sum = add(sum, f(l), quantity);  // more kinds than slots: evaluate this layer directly
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) sum = add(sum, mul(kinds[k].count, f(*kinds[k].layer), quantity), quantity);
   return sum;
 }
 
-// Sums f(layer) over layers, evaluating f once per run of identical layers (most models are uniform).
-template <typename F>
-std::int64_t sum_layers(const ModelSpec& m, const char* quantity, F f) {
-  std::int64_t sum = 0;
-  std::size_t i = 0;
-  while (i < m.layers.size()) {
-    std::size_t j = i + 1;
-    while (j < m.layers.size() && m.layers[j].window == m.layers[i].window && m.layers[j].moe == m.layers[i].moe) ++j;
-    sum = add(sum, mul(static_cast<std::int64_t>(j - i), f(m.layers[i]), quantity), quantity);
-    i = j;
-  }
-  return sum;
+std::int64_t layer_tokens(const ModelSpec& m, std::int64_t context) {
+  return sum_layers(m, kKv, [&](const LayerSpec& l) { return cached_tokens(l, context); });
 }
 
 std::int64_t moe_layer_count(const ModelSpec& m) {
@@ -182,8 +193,7 @@ KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) {
   const std::int64_t elems = kv_elements_per_token_per_layer(m);
   kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
   kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_layers(), kKv), kKv);
-  const std::int64_t full_layers =
-      std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.window == 0; });
+  const std::int64_t full_layers = sum_layers(m, kKv, [](const LayerSpec& l) -> std::int64_t { return l.window == 0; });
   kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(m, w.context);
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);

@@ -1,0 +1,47 @@
+// `mhacfg compare A B ...`.
+#include <ostream>
+
+#include "mhacfg/configurator/cli_options.hpp"
+#include "mhacfg/configurator/commands.hpp"
+#include "mhacfg/configurator/compare.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json, Format::markdown, Format::csv, Format::html};
+  po::options_description d(
+      "mhacfg compare A B ...: models side by side; each is a preset, a config.json path, or key=value flags\n"
+      "(e.g. model=llama-3-8b,kv-heads=4 or d-model=4096,layers=32,heads=32,kv-heads=8)");
+  add_workload_options(d, Workload{});
+  d.add_options()("target", po::value<std::string>(), "device profile name or file (default h100-sxm)")
+      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help")("models", po::value<std::vector<std::string>>(), "models to compare");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  po::positional_options_description pos;
+  pos.add("models", -1);
+  const ParsedArgs a("compare", d, args, &pos);
+  const Format format = read_format(a, formats);
+  CompareOptions o;
+  o.models = a.list("models");
+  if (o.models.size() < 2)
+    throw InputError("compare", std::to_string(o.models.size()) + " model(s)", "needs at least two models to compare");
+  o.workload = read_workload(a, Workload{});
+  validate(o.workload);
+  if (auto t = a.opt_str("target")) o.target = *t;
+  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  std::vector<ModelSpec> models;
+  for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
+  const Profile p = load_profile(o.target, "--target");
+  const Report r = compare_report(o, models, p);
+  if (format == Format::html) throw InputError("--format", "html", "not available yet for compare");
+  render(r, format, out);
+  return kExitOk;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,164 @@
+#include "mhacfg/configurator/compare.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "mhacfg/configurator/analyze.hpp"
+#include "mhacfg/configurator/cli_options.hpp"
+#include "mhacfg/configurator/model_input.hpp"
+#include "mhacfg/configurator/presets.hpp"
+#include "mhacfg/configurator/quality.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
+#include "mhacfg/costmodel/predict.hpp"
+
+namespace mhacfg {
+
+ModelSpec resolve_model_argument(const std::string& arg) {
+  if (arg.find('=') != std::string::npos) {
+    // key=value pairs map onto the analyze flags: "--" + key.
+    std::vector<std::string> flags;
+    std::stringstream ss(arg);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw InputError("compare", arg, "expected key=value pairs separated by commas, got \"" + item + "\"");
+      flags.push_back("--" + item.substr(0, eq));
+      flags.push_back(item.substr(eq + 1));
+    }
+    po::options_description d;
+    add_model_options(d);
+    const ModelSpec m = resolve_model(read_model_flags(ParsedArgs("compare", d, flags)));
+    return m;
+  }
+  struct stat st {};
+  if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json") ||
+      ::stat(arg.c_str(), &st) == 0)
+    return load_hf_config(arg);
+  return load_model_preset(arg);
+}
+
+namespace {
+
+std::string delta(double v, double base) {
+  if (std::isnan(v) || std::isnan(base)) return "";  // a descriptive row
+  if (base == 0) return v == 0 ? "=" : "n/a";
+  const double p = (v / base - 1.0) * 100.0;
+  if (std::fabs(p) < 0.05) return "=";
+  return (p > 0 ? "+" : "") + fmt_fixed(p, std::fabs(p) < 10 ? 1 : 0) + " %";
+}
+
+struct Column {
+  std::string label;
+  ModelCounts counts;
+  ModelTimes times;
+  std::int64_t max_batch = 0;
+  QualityRisk risk;
+};
+
+}  // namespace
+
+Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile) {
+  const Predictor pred(profile);
+  std::vector<Column> cols;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const ModelSpec& m = models[i];
+    Column c;
+    c.label = o.models[i];
+    c.counts = count_model(m, o.workload);
+    c.times = predict_model(m, o.workload, pred);
+    Workload one = o.workload;
+    one.batch = 1;
+    const double per_seq = double(count_kv_cache(m, one).bytes_per_gpu);
+    const double weights = double(c.counts.params.total) * dtype_bits(o.workload.weight_dtype) / 8.0 / double(o.workload.tp);
+    const double room = double(profile.spec.memory_bytes) * o.memory_fraction - weights;
+    c.max_batch = room > 0 ? static_cast<std::int64_t>(room / per_seq) : 0;
+    c.risk = assess_quality(m.attention);
+    cols.push_back(std::move(c));
+  }
+  Report r;
+  const Workload& w = o.workload;
+  r.heading = "Compare on " + profile.name + " (" + (profile.calibrated() ? "calibrated" : "uncalibrated roofline") +
+              "): batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
+              std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) +
+              (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+  Table t;
+  t.columns = {"quantity"};
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    t.columns.push_back(cols[i].label);
+    if (i > 0) t.columns.push_back("vs " + cols[0].label);
+  }
+  t.right_align.assign(t.columns.size(), true);
+  t.right_align[0] = false;
+  auto row = [&](const std::string& name, auto value, auto text) {
+    std::vector<std::string> cells = {name};
+    const double base = value(cols[0]);
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      cells.push_back(text(cols[i]));
+      if (i > 0) cells.push_back(delta(value(cols[i]), base));
+    }
+    t.rows.push_back(cells);
+  };
+  row("attention", [](const Column&) { return std::nan(""); }, [&](const Column& c) {
+    const AttentionSpec& a = models[&c - &cols[0]].attention;
+    return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) +
+           " x " + std::to_string(a.head_dim);
+  });
+  row("params total", [](const Column& c) { return double(c.counts.params.total); },
+      [](const Column& c) { return fmt_count(double(c.counts.params.total)); });
+  row("params active", [](const Column& c) { return double(c.counts.params.active); },
+      [](const Column& c) { return fmt_count(double(c.counts.params.active)); });
+  row("KV per token", [](const Column& c) { return double(c.counts.kv_cache.bytes_per_token); },
+      [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_per_token)); });
+  row("KV at context", [](const Column& c) { return double(c.counts.kv_cache.bytes_total); },
+      [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_total)); });
+  row("prefill FLOPs", [](const Column& c) { return double(c.counts.flops.prefill.total); },
+      [](const Column& c) { return fmt_si(double(c.counts.flops.prefill.total), "FLOP"); });
+  row("decode FLOPs/token", [](const Column& c) { return double(c.counts.flops.decode_per_token.total); },
+      [](const Column& c) { return fmt_si(double(c.counts.flops.decode_per_token.total), "FLOP"); });
+  row("prefill time", [](const Column& c) { return c.times.prefill_ms; }, [](const Column& c) { return fmt_ms(c.times.prefill_ms); });
+  row("decode step", [](const Column& c) { return c.times.decode_step_ms; }, [](const Column& c) { return fmt_ms(c.times.decode_step_ms); });
+  row("tokens/s at batch", [](const Column& c) { return c.times.tokens_per_s; },
+      [](const Column& c) { return fmt_fixed(c.times.tokens_per_s, 0); });
+  row("max batch", [](const Column& c) { return double(c.max_batch); }, [](const Column& c) { return std::to_string(c.max_batch); });
+  row("quality risk", [](const Column& c) { return double(static_cast<int>(c.risk.level)) + 1.0; }, [](const Column& c) { return std::string(to_string(c.risk.level)); });
+  r.tables.push_back(t);
+  r.csv = t;
+
+  nlohmann::json items = nlohmann::json::array();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const Column& c = cols[i];
+    nlohmann::json j = {{"label", c.label}, {"model", model_json(models[i])}};
+    j.update(counts_json(c.counts));
+    j["predicted"] = {{"prefill_ms", c.times.prefill_ms}, {"decode_step_ms", c.times.decode_step_ms},
+                      {"decode_attention_ms", c.times.decode_attention_ms}, {"tokens_per_s", c.times.tokens_per_s},
+                      {"basis", c.times.calibrated ? "calibrated" : "uncalibrated roofline"},
+                      {"extrapolated", c.times.extrapolated}};
+    j["max_batch"] = c.max_batch;
+    j["quality_risk"] = std::string(to_string(c.risk.level));
+    j["quality_reason"] = c.risk.reason;
+    if (i > 0) {
+      auto rel = [](double v, double b) { return b == 0 ? nlohmann::json(nullptr) : nlohmann::json(v / b - 1.0); };
+      const Column& b = cols[0];
+      j["delta_vs_first"] = {
+          {"params_total", rel(double(c.counts.params.total), double(b.counts.params.total))},
+          {"kv_bytes_per_token", rel(double(c.counts.kv_cache.bytes_per_token), double(b.counts.kv_cache.bytes_per_token))},
+          {"kv_bytes_total", rel(double(c.counts.kv_cache.bytes_total), double(b.counts.kv_cache.bytes_total))},
+          {"flops_prefill", rel(double(c.counts.flops.prefill.total), double(b.counts.flops.prefill.total))},
+          {"flops_decode_per_token", rel(double(c.counts.flops.decode_per_token.total), double(b.counts.flops.decode_per_token.total))},
+          {"prefill_ms", rel(c.times.prefill_ms, b.times.prefill_ms)},
+          {"decode_step_ms", rel(c.times.decode_step_ms, b.times.decode_step_ms)},
+          {"max_batch", rel(double(c.max_batch), double(b.max_batch))}};
+    }
+    items.push_back(j);
+  }
+  r.json = {{"schema_version", kSchemaVersion}, {"command", "compare"}, {"workload", workload_json(w)},
+            {"target", profile.name}, {"memory_fraction", o.memory_fraction}, {"models", items}};
+  r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
+                    "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
+  return r;
+}
+
+}  // namespace mhacfg
