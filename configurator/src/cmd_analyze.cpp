@@ -4,6 +4,8 @@
 #include "mhacfg/configurator/analyze.hpp"
 #include "mhacfg/configurator/cli_options.hpp"
 #include "mhacfg/configurator/commands.hpp"
+#include "mhacfg/configurator/html.hpp"
+#include "mhacfg/configurator/plots.hpp"
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
@@ -22,7 +24,8 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   po::options_description d("mhacfg analyze: exact counts of one model (--model NAME | --hf-config FILE | flags)");
   add_model_options(d);
   add_workload_options(d, Workload{});
-  d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times");
+  d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (wants_help(args)) {
@@ -34,11 +37,24 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   const ModelSpec m = resolve_model(read_model_flags(a));
   const Workload w = read_workload(a, Workload{});
   validate(w);
+  const bool plots = format == Format::html || (format == Format::markdown && a.has("out-dir"));
   Profile profile;
+  // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
   if (auto t = a.opt_str("target")) profile = load_profile(*t, "--target");
+  else if (plots) profile = load_profile("h100-sxm", "--target");
   const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr);
-  if (format == Format::html) throw InputError("--format", "html", "not available yet for analyze");
-  render(r, format, out);
+  struct Ctx {
+    const ModelSpec& m;
+    const Workload& w;
+    const Profile& p;
+  } ctx{m, w, profile};
+  auto make = [](const void* c) {
+    const Ctx& x = *static_cast<const Ctx*>(c);
+    const std::vector<PlotModel> models = {{x.m.name, x.m, true}};
+    return std::vector<SvgPlot>{kv_vs_context_plot(models, x.w, x.p, 0.9), decode_vs_batch_plot(models, x.w, x.p, 0.9),
+                                pareto_plot(models, x.w, x.p), roofline_plot(x.p, models, x.w)};
+  };
+  emit(r, format, a.opt_str("out-dir").value_or(""), make, &ctx, out);
   return kExitOk;
 }
 

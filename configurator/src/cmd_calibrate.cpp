@@ -205,14 +205,14 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                     {"records", measured.size()}, {"repetitions", o.repetitions}};
     if (!dev.cuda) p.provenance["threads"] = o.threads;
     fit_profile(p, measured);
-    p.measured = {{"gemm_flop_per_s", ceil.gemm_flop_per_s},
-                  {"read_bytes_per_s", ceil.read_bytes_per_s},
-                  {"prefill_attention_flop_per_s", prefill_flops},
-                  {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
-                  {"prefill_shape", checks[0].json},
-                  {"decode_kv_bytes_per_s", decode_bw},
-                  {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
-                  {"decode_shape", checks[1].json}};
+    p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
+                       {"read_bytes_per_s", ceil.read_bytes_per_s},
+                       {"prefill_attention_flop_per_s", prefill_flops},
+                       {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
+                       {"prefill_shape", checks[0].json},
+                       {"decode_kv_bytes_per_s", decode_bw},
+                       {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
+                       {"decode_shape", checks[1].json}});
     if (auto h = a.opt_str("holdout")) {
       const auto held = measure_records(dev, read_records(*h), *h, o);
       add_validation(p, held, "held-out shapes in " + *h + " measured in the same run");

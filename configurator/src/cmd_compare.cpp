@@ -4,6 +4,8 @@
 #include "mhacfg/configurator/cli_options.hpp"
 #include "mhacfg/configurator/commands.hpp"
 #include "mhacfg/configurator/compare.hpp"
+#include "mhacfg/configurator/html.hpp"
+#include "mhacfg/configurator/plots.hpp"
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
@@ -16,7 +18,8 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
       "(e.g. model=llama-3-8b,kv-heads=4 or d-model=4096,layers=32,heads=32,kv-heads=8)");
   add_workload_options(d, Workload{});
   d.add_options()("target", po::value<std::string>(), "device profile name or file (default h100-sxm)")
-      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)");
+      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help")("models", po::value<std::vector<std::string>>(), "models to compare");
   if (wants_help(args)) {
@@ -39,8 +42,20 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
   const Profile p = load_profile(o.target, "--target");
   const Report r = compare_report(o, models, p);
-  if (format == Format::html) throw InputError("--format", "html", "not available yet for compare");
-  render(r, format, out);
+  struct Ctx {
+    const CompareOptions& o;
+    const std::vector<ModelSpec>& models;
+    const Profile& p;
+  } ctx{o, models, p};
+  auto make = [](const void* c) {
+    const Ctx& x = *static_cast<const Ctx*>(c);
+    std::vector<PlotModel> pm;
+    for (std::size_t i = 0; i < x.models.size(); ++i) pm.push_back({x.o.models[i], x.models[i], i == 0});
+    return std::vector<SvgPlot>{kv_vs_context_plot(pm, x.o.workload, x.p, x.o.memory_fraction),
+                                decode_vs_batch_plot(pm, x.o.workload, x.p, x.o.memory_fraction),
+                                pareto_plot(pm, x.o.workload, x.p), roofline_plot(x.p, pm, x.o.workload)};
+  };
+  emit(r, format, a.opt_str("out-dir").value_or(""), make, &ctx, out);
   return kExitOk;
 }
 

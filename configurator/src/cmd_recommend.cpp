@@ -4,6 +4,8 @@
 
 #include "mhacfg/configurator/cli_options.hpp"
 #include "mhacfg/configurator/commands.hpp"
+#include "mhacfg/configurator/html.hpp"
+#include "mhacfg/configurator/plots.hpp"
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/configurator/recommend.hpp"
 #include "mhacfg/configurator/recommend_report.hpp"
@@ -45,7 +47,8 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
-      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
+      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (wants_help(args)) {
@@ -73,8 +76,21 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   const Profile profile = load_profile(o.target, "--target");
   const Recommendation r = recommend(o, profile);
   const Report rep = recommend_report(r);
-  if (format == Format::html) throw InputError("--format", "html", "not available yet for recommend");
-  render(rep, format, out);
+  auto make = [](const void* c) {
+    const Recommendation& rec = *static_cast<const Recommendation*>(c);
+    std::vector<PlotModel> models;
+    for (const auto& cand : rec.ranked)
+      models.push_back({"#" + std::to_string(cand.rank) + " " + std::string(to_string(cand.spec.attention.variant)) + " " +
+                            std::to_string(cand.spec.attention.num_q_heads) + "/" +
+                            std::to_string(cand.spec.attention.num_kv_heads) + " x " + std::to_string(cand.spec.attention.head_dim),
+                        cand.spec, cand.rank == 1});
+    const RecommendOptions& o = rec.options;
+    Workload w{rec.ranked.empty() ? 1 : rec.ranked.front().batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
+                                decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
+                                roofline_plot(rec.profile, models, w)};
+  };
+  emit(rep, format, a.opt_str("out-dir").value_or(""), make, &r, out);
   if (r.ranked.empty()) {
     err << "mhacfg: infeasible: no candidate satisfies the constraints";
     if (r.closest) err << "; closest: " << rep.json["closest"]["design"].get<std::string>() << ": " << r.closest_miss;

@@ -123,7 +123,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   row("tokens/s at batch", [](const Column& c) { return c.times.tokens_per_s; },
       [](const Column& c) { return fmt_fixed(c.times.tokens_per_s, 0); });
   row("max batch", [](const Column& c) { return double(c.max_batch); }, [](const Column& c) { return std::to_string(c.max_batch); });
-  row("quality risk", [](const Column& c) { return double(static_cast<int>(c.risk.level)) + 1.0; }, [](const Column& c) { return std::string(to_string(c.risk.level)); });
+  row("quality risk", [](const Column&) { return std::nan(""); }, [](const Column& c) { return std::string(to_string(c.risk.level)); });
   r.tables.push_back(t);
   r.csv = t;
 

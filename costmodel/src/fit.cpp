@@ -291,6 +291,15 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
   profile.ops.clear();
   for (const auto& [cls, rs] : by_class) profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate);
   profile.source = "measured";
+  // The calibrated points themselves, for rooflines in reports.
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& [cls, rs] : by_class)
+    for (const auto* r : rs) {
+      const OpFeatures f = record_features(*r);
+      points.push_back({{"op_class", cls}, {"flop", f.flop}, {"bytes", f.bytes}, {"time_ms", *r->time_ms}});
+    }
+  if (!profile.measured.is_object()) profile.measured = nlohmann::json::object();
+  profile.measured["points"] = points;
 }
 
 }  // namespace mhacfg

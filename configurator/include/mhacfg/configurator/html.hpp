@@ -1,0 +1,25 @@
+// Design-review documents: a self-contained HTML page (inline CSS and SVG, no external references)
+// and Markdown with the plots written as SVG files beside it.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mhacfg/configurator/report.hpp"
+#include "mhacfg/configurator/svg.hpp"
+
+namespace mhacfg {
+
+std::string render_html(const Report& r, const std::vector<SvgPlot>& plots);
+
+// Writes <dir>/<plot id>.svg for each plot and returns the Markdown (tables, notes, and image
+// references relative to <dir>); `dir` must exist or be creatable.
+std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlot>& plots, const std::string& dir);
+
+// Writes a command's result: html (with plots) or markdown with --out-dir (plots beside it, the
+// Markdown also saved as <dir>/report.md) call make_plots; other formats render the report alone.
+void emit(const Report& r, Format f, const std::string& out_dir, std::vector<SvgPlot> (*make_plots)(const void*),
+          const void* ctx, std::ostream& out);
+
+}  // namespace mhacfg
