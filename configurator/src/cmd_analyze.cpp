@@ -76,13 +76,10 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
     if (rest[0] != "show" || rest.size() != 2)
       throw InputError("profiles", rest[0], "expected `mhacfg profiles` or `mhacfg profiles show NAME`");
     const Profile p = load_profile(rest[1], "profiles show");
-    nlohmann::json j = profile_to_json(p);
     std::vector<std::string> ops;
     for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
-    j["ops"] = ops;  // the op classes with calibrated data
-    j["calibration"] = profile_to_json(p)["ops"];
     if (format == Format::json) {
-      out << j.dump(2) << "\n";
+      out << profile_to_json(p).dump(2) << "\n";
       return kExitOk;
     }
     Report r;

@@ -193,13 +193,21 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
     const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
     const std::string name = device_name(dev);
-    p.name = a.opt_str("name").value_or(dev.cuda ? "cuda-measured" : "cpu-measured");
+    // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
+    // replace profiles/<name>.json); the measured ceilings are recorded beside it. A CPU's spec is
+    // what was measured here.
+    const std::string base = dev.cuda ? profile_for_device(name) : "";
+    if (!base.empty()) {
+      p = load_profile(base, "--device");
+    } else {
+      p.kind = dev.cuda ? "gpu" : "cpu";
+      p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
+      p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
+      p.spec.compute_units = dev.cuda ? 0 : o.threads;
+      p.spec.memory_bytes = device_memory_bytes(dev);
+    }
+    p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
     p.device = name;
-    p.kind = dev.cuda ? "gpu" : "cpu";
-    p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
-    p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
-    p.spec.compute_units = dev.cuda ? 0 : o.threads;
-    p.spec.memory_bytes = device_memory_bytes(dev);
     p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
                     {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
                     {"records", measured.size()}, {"repetitions", o.repetitions}};

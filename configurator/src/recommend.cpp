@@ -176,6 +176,10 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec) {
   c.weights_bytes_per_gpu = double(params.total) * dtype_bits(o.weight_dtype) / 8.0 / double(o.tp);
   c.kv_bytes_per_seq_per_gpu = double(kv1.bytes_per_gpu);
   const double room = ctx.memory_budget - c.weights_bytes_per_gpu;
+  // A candidate rejected for memory reports what it would need at the asked (or a single) batch.
+  c.batch = o.batch.value_or(1);
+  c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
+  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
   if (room < c.kv_bytes_per_seq_per_gpu) {
     e.miss = (c.weights_bytes_per_gpu + c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
     return reject("weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " +

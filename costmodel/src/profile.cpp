@@ -104,13 +104,23 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     p.kernels.mla = k.optional_bool("mla", true);
     p.kernels.source = k.optional_string("source").value_or("");
   }
+  // "fits" holds each calibrated op class's model; "ops" lists the classes (it must match).
+  if (f.has("fits")) {
+    const auto& fits = f.at("fits");
+    if (!fits.is_object()) throw InputError(f.name("fits"), json_value_text(fits), "must be an object");
+    for (const auto& [cls, v] : fits.items()) p.ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);
+  }
   if (f.has("ops")) {
     const auto& ops = f.at("ops");
-    if (!ops.is_object()) throw InputError(f.name("ops"), json_value_text(ops), "must be an object");
-    for (const auto& [cls, v] : ops.items()) p.ops[cls] = op_fit_from_json(v, f.name("ops") + "." + cls);
+    if (!ops.is_array()) throw InputError(f.name("ops"), json_value_text(ops), "must be a list of op classes");
+    for (const auto& cls : ops)
+      if (!cls.is_string() || p.ops.count(cls.get<std::string>()) == 0)
+        throw InputError(f.name("ops"), json_value_text(cls), "lists an op class with no entry in fits");
+    if (ops.size() != p.ops.size())
+      throw InputError(f.name("ops"), json_value_text(ops), "must list every op class in fits");
   }
   if (p.source == "measured" && p.ops.empty())
-    throw InputError(f.name("ops"), "{}", "a measured profile must hold at least one calibrated op class");
+    throw InputError(f.name("fits"), "{}", "a measured profile must hold at least one calibrated op class");
   if (f.has("validation")) {
     const auto& v = f.at("validation");
     if (!v.is_array()) throw InputError(f.name("validation"), json_value_text(v), "must be a list");
@@ -143,9 +153,14 @@ nlohmann::json profile_to_json(const Profile& p) {
                   {"group_sizes", p.kernels.group_sizes},
                   {"mla", p.kernels.mla},
                   {"source", p.kernels.source}};
-  nlohmann::json ops = nlohmann::json::object();
-  for (const auto& [cls, o] : p.ops) ops[cls] = op_fit_to_json(o);
+  nlohmann::json ops = nlohmann::json::array();
+  nlohmann::json fits = nlohmann::json::object();
+  for (const auto& [cls, o] : p.ops) {
+    ops.push_back(cls);
+    fits[cls] = op_fit_to_json(o);
+  }
   j["ops"] = ops;
+  j["fits"] = fits;
   nlohmann::json val = nlohmann::json::array();
   for (const auto& v : p.validation)
     val.push_back({{"records", v.records}, {"median_ape", v.median_ape}, {"p90_ape", v.p90_ape}, {"what", v.what}});

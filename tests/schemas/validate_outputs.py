@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Validates real mhacfg outputs against the published JSON Schemas (draft 2020-12).
+
+Runs the CLI for analyze (several families), recommend (feasible and infeasible), compare, profiles,
+calibrate --from (a fitted profile), predict and bench records, and checks each document; then
+checks that documents with a required key removed or a wrong type are rejected, so the schemas are
+not vacuous. Usage: validate_outputs.py MHACFG SOURCE_DIR WORK_DIR
+"""
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+
+mhacfg, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+work.mkdir(parents=True, exist_ok=True)
+schemas = {p.name.split(".")[0]: json.loads(p.read_text()) for p in (source / "configurator/schemas").glob("*.schema.json")}
+validators = {}
+for name, schema in schemas.items():
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validators[name] = jsonschema.Draft202012Validator(schema)
+failures = 0
+checked = 0
+
+
+def run(args, expect=0):
+    r = subprocess.run([mhacfg] + args, capture_output=True, text=True)
+    if r.returncode != expect:
+        raise SystemExit(f"mhacfg {' '.join(args)} exited {r.returncode}: {r.stderr}")
+    return r.stdout
+
+
+def check(schema, doc, what):
+    global failures, checked
+    errors = sorted(validators[schema].iter_errors(doc), key=lambda e: list(e.path))
+    checked += 1
+    if errors:
+        failures += 1
+        for e in errors[:5]:
+            print(f"FAIL {what}: {'/'.join(map(str, e.path))}: {e.message}")
+
+
+def must_fail(schema, doc, what):
+    global failures, checked
+    checked += 1
+    if validators[schema].is_valid(doc):
+        failures += 1
+        print(f"FAIL {what}: an invalid document passed the {schema} schema")
+
+
+hf = source / "tests/fixtures/hf"
+analyses = []
+for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "h200-sxm"],
+             ["--hf-config", str(hf / "gemma-2-9b.json"), "--context", "32768"],
+             ["--hf-config", str(hf / "mixtral-8x7b.json"), "--batch", "16", "--tp", "2", "--target", "a100-80gb"],
+             ["--hf-config", str(hf / "falcon-7b.json"), "--kv-dtype", "int4"],
+             ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
+    doc = json.loads(run(["analyze", *args, "--format", "json"]))
+    analyses.append(doc)
+    check("analyze", doc, "analyze " + " ".join(args))
+
+rec = json.loads(run(["recommend", "--d-model", "4096", "--layers", "32", "--seq", "8192", "--format", "json"]))
+check("recommend", rec, "recommend (feasible)")
+assert rec["candidates"], "recommend gave no candidates"
+mla = json.loads(run(["recommend", "--params", "7B", "--seq", "32768", "--target", "h200-sxm", "--variants",
+                      "gqa,mla", "--format", "json", "--top", "8"]))
+check("recommend", mla, "recommend with MLA")
+none = json.loads(run(["recommend", "--params", "70B", "--target", "rtx-4090", "--format", "json"], expect=1))
+check("recommend", none, "recommend (infeasible)")
+assert none["feasible"] is False and "closest" in none
+
+cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2", "--format", "json"]))
+check("compare", cmp, "compare")
+
+for name in json.loads(run(["profiles", "--format", "json"]))["profiles"]:
+    check("profile", json.loads(run(["profiles", "show", name["name"], "--format", "json"])), "profile " + name["name"])
+    check("profile", json.loads((source / "profiles" / (name["name"] + ".json")).read_text()), "file " + name["name"])
+
+fitted = work / "h200-cudnn.json"
+run(["calibrate", "--from", str(source / "tests/fixtures/h200-torch.train.jsonl"), "--attention-backend", "cudnn,torch-bmm",
+     "--out", str(fitted)])
+check("profile", json.loads(fitted.read_text()), "calibrated profile")
+
+for line in (source / "tests/fixtures/h200-torch.train.jsonl").read_text().splitlines():
+    check("record", json.loads(line), "shared training record")
+for line in run(["predict", "--profile", str(fitted), "--in", str(source / "tests/fixtures/h200-gpu-md-check.jsonl")]).splitlines():
+    check("record", json.loads(line), "predicted record")
+shapes = work / "shapes.jsonl"
+shapes.write_text('{"op": "gemm", "m": 8, "n": 64, "k": 64, "dtype": "fp32"}\n'
+                  '{"op": "attention", "phase": "decode", "batch": 1, "q_len": 1, "kv_len": 100, "num_q_heads": 4, '
+                  '"num_kv_heads": 2, "head_dim": 64, "dtype": "fp32"}\n')
+for line in run(["bench", "--device", "cpu", "--in", str(shapes), "--threads", "1", "--repetitions", "2",
+                 "--min-time", "0.001"]).splitlines():
+    check("record", json.loads(line), "bench record")
+
+# The schemas reject what scripts must not get.
+broken = copy.deepcopy(analyses[0])
+del broken["params"]["total"]
+must_fail("analyze", broken, "analyze without params.total")
+broken = copy.deepcopy(analyses[0])
+broken["kv_cache"]["bytes_per_token"] = "131072"
+must_fail("analyze", broken, "analyze with a string count")
+broken = copy.deepcopy(rec)
+broken["candidates"][0]["variant"] = "xla"
+must_fail("recommend", broken, "recommend with an unknown variant")
+must_fail("record", {"op": "gemm", "m": 0, "n": 1, "k": 1}, "gemm record with m = 0")
+
+print(f"{checked - failures} passed, {failures} failed")
+sys.exit(1 if failures else 0)
