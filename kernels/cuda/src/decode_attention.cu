@@ -1,0 +1,445 @@
+// Decode attention, version 1: GQA-packed split-KV (flash-decoding) on mma.sync tensor cores.
+//
+// What this version is. One block of 4 warps handles one (sequence, KV head, split): the KV head's
+// whole query group (G = num_q_heads / num_kv_heads rows, padded to 16 * MT with MT = 1, 2 or 4
+// m-tiles; padded rows are zero queries whose outputs are dropped) against a contiguous range of
+// tokens. K and V tiles of 64 tokens stream through a 3-4 stage cp.async pipeline (16-byte copies,
+// coalesced: one token's head row is 128-512 contiguous bytes) into XOR-swizzled shared memory and
+// are read once from HBM. S = Q K^T and O += P V run as m16n8k16 mma.sync with ldmatrix operands;
+// the softmax is online in registers (FlashAttention-2's register trick: the S accumulators are the P
+// operand). Within a tile the 4 warps split the tokens (MT = 1: 16 each; MT = 2: two warps per m-tile,
+// 32 tokens each; MT = 4: one m-tile each, all 64 tokens); the warps' (max, sum, O) are merged once at
+// the end through shared memory. A sequence is cut into splits of whole tiles so that even batch 1
+// fills the 132 SMs; each split writes fp32 partial O + log-sum-exp and combine.cu merges them.
+//
+// Why tensor cores for a memory-bound kernel: per KV head and token the group does 4 * G * head_dim
+// FLOPs on 4 * head_dim bytes (G FLOP/byte). At 4.5 TB/s and G = 4 that is 18 TFLOP/s of FMA work plus
+// bf16 conversions and shuffles on the CUDA cores (about a quarter of their fp32 peak, and MQA's G = 32
+// would need more than all of it); on the tensor cores even G = 1 padded to 16 rows costs a small
+// fraction of the SM. One kernel then serves MHA, GQA and MQA.
+//
+// Resources (ptxas, sm_90a, nvcc 13.0.88): 104/156/242 registers for head_dim 64/128/256 with one
+// m-tile, 177-181 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
+// m-tile), so 3/2/1 blocks per SM.
+//
+// Expected speed (not measured yet: no device in the session that wrote it; the numbers below are the
+// design targets the H200 run must confirm or refute). The floor is K+V bytes / HBM bandwidth.
+// - 32q/8kv d128, batch 64, kv_len 32768: 8.6 GB of K/V; 512 blocks of 32768 tokens, 2 blocks per SM
+//   (3 stages x 32 KiB + Q = 100 KiB of shared memory each, 64 KiB in flight per block): expect
+//   4.3-4.5 TB/s (acceptance 4.3; cuDNN 4.62, FA2 2.55).
+// - same, batch 1: 134 MB over 32 splits of 1024 tokens (256 blocks, under one wave); expect about
+//   2.7-3.0 TB/s, limited by the ramp of each block and the two launches (acceptance 2.7).
+// - MQA 32q/1kv, batch 1: 16.8 MB, ~128 splits of 256 tokens; a ~10 us job where launch, fill and the
+//   combine dominate: expect 1.0-1.5 TB/s (acceptance 1.0; cuDNN 0.89).
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "check.hpp"
+#include "combine.hpp"
+#include "device_utils.cuh"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cuda/decode_attention.hpp"
+#include "split_kv.hpp"
+
+namespace mhacfg::kernels::cuda::decode {
+
+namespace {
+
+using detail::bf16;
+
+constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / 32;
+constexpr int kTile = 64;  // tokens per pipeline stage
+
+template <int D>
+struct Traits {
+  static constexpr int kRowChunks = D / 8;                   // 16-byte chunks per K/V/Q row
+  static constexpr int kStages = D == 64 ? 4 : 3;            // 64/96/192 KiB of K+V stages
+  static constexpr bool kQInRegs = D <= 128;                 // D/4 registers of Q fragments
+  static constexpr int kTileBytes = kTile * D * 2;           // one of K or V, one stage
+};
+
+// The kernel's arguments with the split plan resolved.
+struct Args {
+  const bf16* q;
+  const bf16* k;
+  const bf16* v;
+  bf16* o;
+  const std::int32_t* kv_lens;
+  int kv_len;
+  std::int64_t q_batch_stride;
+  std::int64_t kv_batch_stride;
+  std::int64_t kv_token_stride;
+  std::int64_t o_batch_stride;
+  int num_q_heads;
+  int group_size;
+  float scale_log2;  // softmax_scale * log2(e): scores live in log2 units
+  int tokens_per_split;
+  int num_splits;
+  float* o_part;
+  float* lse;
+};
+
+template <int D, int MT>
+constexpr int smem_bytes() {
+  return 16 * MT * D * 2 + 2 * Traits<D>::kStages * Traits<D>::kTileBytes;
+}
+
+template <int D, int MT>
+__global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
+  using Tr = Traits<D>;
+  constexpr int RC = Tr::kRowChunks;
+  constexpr int kRows = 16 * MT;             // padded query rows of the group
+  constexpr int kGroups = kWarps / MT;       // warps that share one m-tile
+  constexpr int kWarpTokens = kTile / kGroups;  // = 16 * MT tokens per warp per tile
+  constexpr int kSteps = D / 16;             // k-steps of S = Q K^T
+  constexpr int kDt = D / 8;                 // 8-wide output n-tiles
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ float s_max[kWarps][16];
+  __shared__ float s_sum[kWarps][16];
+  const std::uint32_t sQ = detail::smem_u32(smem);
+  const std::uint32_t sK = sQ + kRows * D * 2;
+  const std::uint32_t sV = sK + Tr::kStages * Tr::kTileBytes;
+
+  const int split = blockIdx.x, kvh = blockIdx.y, b = blockIdx.z;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int G = a.group_size;
+  const int h0 = kvh * G;
+  const int len = a.kv_lens ? max(0, min(a.kv_lens[b], a.kv_len)) : a.kv_len;  // clamp: splits cover kv_len
+  const int start = split * a.tokens_per_split;
+  const int end = min(len, start + a.tokens_per_split);
+
+  if (start >= end) {  // an empty split (variable lengths) or an empty sequence
+    for (int e = tid; e < G * D; e += kThreads) {
+      const int r = e / D, d = e % D;
+      if (a.num_splits > 1) {
+        if (d == 0) a.lse[(static_cast<std::int64_t>(b) * a.num_q_heads + h0 + r) * a.num_splits + split] = -INFINITY;
+      } else {
+        a.o[b * a.o_batch_stride + static_cast<std::int64_t>(h0 + r) * D + d] = __float2bfloat16_rn(0.f);
+      }
+    }
+    return;
+  }
+
+  const bf16* q_base = a.q + b * a.q_batch_stride + static_cast<std::int64_t>(h0) * D;
+  const bf16* k_seq = a.k + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
+  const bf16* v_seq = a.v + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
+  const int num_tiles = (end - start + kTile - 1) / kTile;
+
+  auto load_kv = [&](int tile) {
+    const int t0 = start + tile * kTile;
+    const int valid = min(kTile, end - t0);
+    const int stage = tile % Tr::kStages;
+    const std::int64_t off = static_cast<std::int64_t>(t0) * a.kv_token_stride;
+    detail::load_tile_async<kTile, RC, kThreads>(sK + stage * Tr::kTileBytes, k_seq + off, a.kv_token_stride, valid,
+                                                 k_seq, tid);
+    detail::load_tile_async<kTile, RC, kThreads>(sV + stage * Tr::kTileBytes, v_seq + off, a.kv_token_stride, valid,
+                                                 v_seq, tid);
+  };
+
+  // Group 0: Q (rows >= G zero-filled). Groups 1..kStages-1: the first tiles (empty groups past the end
+  // keep the wait_group arithmetic uniform).
+  detail::load_tile_async<kRows, RC, kThreads>(sQ, q_base, D, G, q_base, tid);
+  detail::cp_async_commit();
+#pragma unroll
+  for (int st = 0; st < Tr::kStages - 1; ++st) {
+    if (st < num_tiles) load_kv(st);
+    detail::cp_async_commit();
+  }
+
+  const int mt = warp % MT;  // this warp's m-tile
+  const int tg = warp / MT;  // and its token group within a tile
+  const detail::SwizzleCursor<RC> q_cur(mt * 16 + (lane & 15), 0, lane >> 4);  // A of Q K^T
+  const detail::SwizzleCursor<RC> k_cur(tg * kWarpTokens + (lane & 7) + ((lane >> 4) << 3), 0, (lane >> 3) & 1);
+  const detail::SwizzleCursor<RC> v_cur(tg * kWarpTokens + (lane & 15), 0, lane >> 4);  // B of P V
+  std::uint32_t qf[Tr::kQInRegs ? kSteps : 1][4];
+  float acc[kDt][4];
+#pragma unroll
+  for (int i = 0; i < kDt; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};  // this thread's columns only; quad-reduced at the end
+
+  for (int tile = 0; tile < num_tiles; ++tile) {
+    detail::cp_async_wait<Tr::kStages - 2>();
+    __syncthreads();  // tile `tile` is visible to all; every warp is done with tile - 1's stage
+    if (tile + Tr::kStages - 1 < num_tiles) load_kv(tile + Tr::kStages - 1);
+    detail::cp_async_commit();
+
+    if constexpr (Tr::kQInRegs) {
+      if (tile == 0) {
+#pragma unroll
+        for (int kk = 0; kk < kSteps; ++kk)
+          detail::ldmatrix_x4(qf[kk], sQ + q_cur.at(kk, 0));
+      }
+    }
+
+    const int stage = tile % Tr::kStages;
+    const std::uint32_t kS = sK + stage * Tr::kTileBytes;
+    const std::uint32_t vS = sV + stage * Tr::kTileBytes;
+    const int tile_start = start + tile * kTile;
+
+#pragma unroll
+    for (int u = 0; u < MT; ++u) {  // 16-token steps of this warp
+      const int t0 = tg * kWarpTokens + u * 16;
+      const int valid = end - (tile_start + t0);  // warp-uniform
+      if (valid <= 0) break;
+
+      // S[16 rows, 16 tokens] = Q K^T over D.
+      float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+      for (int kk = 0; kk < kSteps; ++kk) {
+        std::uint32_t af[4];
+        if constexpr (Tr::kQInRegs) {
+          af[0] = qf[kk][0];
+          af[1] = qf[kk][1];
+          af[2] = qf[kk][2];
+          af[3] = qf[kk][3];
+        } else {
+          detail::ldmatrix_x4(af, sQ + q_cur.at(kk, 0));
+        }
+        std::uint32_t kb[4];  // B fragments of tokens t0..t0+7 (kb0, kb1) and t0+8..t0+15 (kb2, kb3)
+        detail::ldmatrix_x4(kb, kS + k_cur.at(kk, 2 * u));
+        detail::mma_16816(s[0], af, kb[0], kb[1]);
+        detail::mma_16816(s[1], af, kb[2], kb[3]);
+      }
+
+      // Online softmax in log2 units; tokens past the split's end are masked.
+#pragma unroll
+      for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int col = nt * 8 + 2 * (lane & 3) + (e & 1);
+          s[nt][e] = col < valid ? s[nt][e] * a.scale_log2 : -INFINITY;
+        }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float tile_max = detail::quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]), fmaxf(s[1][2 * r], s[1][2 * r + 1])));
+        const float new_max = fmaxf(row_max[r], tile_max);
+        const float ref = new_max == -INFINITY ? 0.f : new_max;  // all masked so far: keep exp2 finite
+        const float alpha = detail::fast_exp2(row_max[r] - ref);
+        row_max[r] = new_max;
+        row_sum[r] *= alpha;
+#pragma unroll
+        for (int dt = 0; dt < kDt; ++dt) {
+          acc[dt][2 * r] *= alpha;
+          acc[dt][2 * r + 1] *= alpha;
+        }
+#pragma unroll
+        for (int nt = 0; nt < 2; ++nt) {
+          s[nt][2 * r] = detail::fast_exp2(s[nt][2 * r] - ref);
+          s[nt][2 * r + 1] = detail::fast_exp2(s[nt][2 * r + 1] - ref);
+          row_sum[r] += s[nt][2 * r] + s[nt][2 * r + 1];
+        }
+      }
+
+      // O[16 rows, D] += P[16, 16 tokens] V[16 tokens, D].
+      std::uint32_t pf[4];
+      pf[0] = detail::pack_bf16x2(s[0][0], s[0][1]);
+      pf[1] = detail::pack_bf16x2(s[0][2], s[0][3]);
+      pf[2] = detail::pack_bf16x2(s[1][0], s[1][1]);
+      pf[3] = detail::pack_bf16x2(s[1][2], s[1][3]);
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        std::uint32_t vb[4];  // B fragments of dims dp*16..+7 (vb0, vb1) and dp*16+8..+15 (vb2, vb3)
+        detail::ldmatrix_x4_trans(vb, vS + v_cur.at(dp, 2 * u));
+        detail::mma_16816(acc[2 * dp], pf, vb[0], vb[1]);
+        detail::mma_16816(acc[2 * dp + 1], pf, vb[2], vb[3]);
+      }
+    }
+  }
+
+  // Merge the warps that share an m-tile. The stage buffers are reused: drain and sync first.
+  detail::cp_async_wait<0>();
+  __syncthreads();
+  float* s_acc = reinterpret_cast<float*>(smem + kRows * D * 2);  // [warp][dt][lane][4], 256 * D bytes
+  static_assert(kWarps * D * 16 * 4 <= 2 * Tr::kStages * Tr::kTileBytes, "merge scratch must fit the stages");
+#pragma unroll
+  for (int r = 0; r < 2; ++r) row_sum[r] = detail::quad_sum(row_sum[r]);
+#pragma unroll
+  for (int dt = 0; dt < kDt; ++dt)
+    *reinterpret_cast<float4*>(s_acc + ((warp * kDt + dt) * 32 + lane) * 4) =
+        make_float4(acc[dt][0], acc[dt][1], acc[dt][2], acc[dt][3]);
+  if ((lane & 3) == 0) {
+    s_max[warp][lane >> 2] = row_max[0];
+    s_max[warp][(lane >> 2) + 8] = row_max[1];
+    s_sum[warp][lane >> 2] = row_sum[0];
+    s_sum[warp][(lane >> 2) + 8] = row_sum[1];
+  }
+  __syncthreads();
+
+  for (int e = tid; e < G * D; e += kThreads) {
+    const int r = e / D, d = e % D;
+    const int m = r >> 4, rr = r & 15;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) mx = fmaxf(mx, s_max[g * MT + m][rr]);
+    float sum = 0.f, out = 0.f;
+    if (mx != -INFINITY) {
+      const int frag_lane = ((rr & 7) << 2) | ((d & 7) >> 1);
+      const int frag_reg = ((rr >> 3) << 1) | (d & 1);
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) {
+        const int w = g * MT + m;
+        const float f = exp2f(s_max[w][rr] - mx);
+        sum += f * s_sum[w][rr];
+        out += f * s_acc[((w * kDt + (d >> 3)) * 32 + frag_lane) * 4 + frag_reg];
+      }
+    }
+    const float o = sum > 0.f ? out / sum : 0.f;
+    const std::int64_t head = h0 + r;
+    if (a.num_splits == 1) {
+      a.o[b * a.o_batch_stride + head * D + d] = __float2bfloat16_rn(o);
+    } else {
+      const std::int64_t row = (static_cast<std::int64_t>(b) * a.num_q_heads + head) * a.num_splits + split;
+      a.o_part[row * D + d] = o;
+      if (d == 0) a.lse[row] = sum > 0.f ? mx + log2f(sum) : -INFINITY;
+    }
+  }
+}
+
+template <int D, int MT>
+void launch(const Args& a, dim3 grid, Stream stream) {
+  constexpr int bytes = smem_bytes<D, MT>();
+  // Per launch, not once: the attribute belongs to the current device.
+  MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  decode_kernel<D, MT><<<grid, kThreads, bytes, stream>>>(a);
+  MHACFG_CUDA_CHECK_LAUNCH("decode_kernel");
+}
+
+template <int D, int MT>
+int blocks_per_sm() {
+  constexpr int bytes = smem_bytes<D, MT>();
+  static const int n = [] {
+    MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    int blocks = 0;
+    MHACFG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, decode_kernel<D, MT>, kThreads, bytes));
+    return blocks;
+  }();
+  return n;
+}
+
+// Compile-time (head_dim, m-tiles) table; `fn` is called with the instantiation's tag.
+template <class Fn>
+void dispatch(int head_dim, int m_tiles, Fn&& fn) {
+  auto by_mt = [&](auto d_tag) {
+    constexpr int D = decltype(d_tag)::value;
+    switch (m_tiles) {
+      case 1: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 1>{}); return;
+      case 2: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 2>{}); return;
+      case 4: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 4>{}); return;
+    }
+    MHACFG_CHECK(false, "decode: m-tile count must be 1, 2 or 4");
+  };
+  switch (head_dim) {
+    case 64: by_mt(std::integral_constant<int, 64>{}); return;
+    case 128: by_mt(std::integral_constant<int, 128>{}); return;
+    case 256: by_mt(std::integral_constant<int, 256>{}); return;
+  }
+  MHACFG_CHECK(false, "decode: head_dim must be 64, 128 or 256");
+}
+
+int m_tiles_for(int group_size) { return group_size <= 16 ? 1 : (group_size <= 32 ? 2 : 4); }
+
+AttentionShape shape_of(const Params& p) {
+  AttentionShape s;
+  s.batch = p.batch;
+  s.q_len = 1;
+  s.kv_len = p.kv_len;
+  s.num_q_heads = p.num_q_heads;
+  s.num_kv_heads = p.num_kv_heads;
+  s.head_dim = p.head_dim;
+  s.v_head_dim = p.head_dim;
+  s.causal = false;
+  return s;
+}
+
+void check_args(const Params& p) {
+  const std::string why = supports(shape_of(p));
+  if (!why.empty()) throw InputError("decode attention: " + why);
+  auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  if (!p.q || !p.k || !p.v || !p.o) throw InputError("decode attention", "null pointer", "q, k, v and o are required");
+  if (!aligned(p.q) || !aligned(p.k) || !aligned(p.v) || !aligned(p.o))
+    throw InputError("decode attention", "pointer", "q, k, v and o must be 16-byte aligned");
+  if (p.q_batch_stride % 8 || p.kv_batch_stride % 8 || p.kv_token_stride % 8 || p.o_batch_stride % 8)
+    throw InputError("decode attention", "stride", "strides must be multiples of 8 elements (16 bytes)");
+  if (p.kv_token_stride < static_cast<std::int64_t>(p.num_kv_heads) * p.head_dim)
+    throw InputError("decode attention", std::to_string(p.kv_token_stride), "kv_token_stride smaller than a token's heads");
+  if (!(p.softmax_scale > 0.f)) throw InputError("decode attention", std::to_string(p.softmax_scale), "softmax_scale must be positive");
+}
+
+}  // namespace
+
+std::string supports(const AttentionShape& s) {
+  if (s.is_mla()) return "MLA shapes run on the MLA decode kernel";
+  if (s.q_len != 1) return "q_len " + std::to_string(s.q_len) + ": the decode kernel takes one query per sequence";
+  if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
+    return "head_dim " + std::to_string(s.head_dim) + ": supported head_dims are 64, 128 and 256";
+  if (s.v_head_dim != s.head_dim) return "v_head_dim must equal head_dim";
+  if (s.window > 0) return "sliding windows are not implemented";
+  if (s.batch < 1 || s.batch > 65535) return "batch must be in [1, 65535]";
+  if (s.kv_len < 1 || s.kv_len > (1 << 30)) return "kv_len must be in [1, 2^30]";
+  if (s.num_kv_heads < 1 || s.num_kv_heads > 65535 || s.num_q_heads % s.num_kv_heads != 0)
+    return "num_kv_heads must divide num_q_heads (and be at most 65535)";
+  if (s.num_q_heads / s.num_kv_heads > 64)
+    return "group size " + std::to_string(s.num_q_heads / s.num_kv_heads) + " > 64 query heads per KV head";
+  return "";
+}
+
+Plan plan(const Params& p) {
+  const int G = p.num_q_heads / p.num_kv_heads;
+  int per_sm = 1;
+  dispatch(p.head_dim, m_tiles_for(G), [&](auto d, auto mt) { per_sm = blocks_per_sm<decltype(d)::value, decltype(mt)::value>(); });
+  detail::SplitProblem sp;
+  sp.independent_blocks = static_cast<std::int64_t>(p.batch) * p.num_kv_heads;
+  sp.kv_len = p.kv_len;
+  sp.tile_tokens = kTile;
+  sp.bytes_per_token = 2LL * p.head_dim * 2;  // K and V rows of one head
+  sp.partial_bytes_per_split = static_cast<std::int64_t>(G) * (p.head_dim + 1) * 4 * 2;
+  sp.resident_blocks = device_info(current_device()).sm_count * per_sm;
+  const detail::SplitChoice c = detail::choose_splits(sp, p.num_splits);
+  Plan out;
+  out.num_splits = c.num_splits;
+  out.tokens_per_split = c.tokens_per_split;
+  out.workspace_bytes = c.num_splits > 1 ? detail::split_workspace_bytes(p.batch, p.num_q_heads, c.num_splits, p.head_dim) : 0;
+  return out;
+}
+
+void run(const Params& p, Stream stream) {
+  check_args(p);
+  const Plan pl = plan(p);
+  if (pl.workspace_bytes > 0 && (!p.workspace || p.workspace_bytes < pl.workspace_bytes ||
+                                 reinterpret_cast<std::uintptr_t>(p.workspace) % 256 != 0))
+    throw InputError("decode attention workspace", std::to_string(p.workspace_bytes) + " bytes",
+                     "needs " + std::to_string(pl.workspace_bytes) + " bytes, 256-byte aligned");
+  Args a{};
+  a.q = reinterpret_cast<const bf16*>(p.q);
+  a.k = reinterpret_cast<const bf16*>(p.k);
+  a.v = reinterpret_cast<const bf16*>(p.v);
+  a.o = reinterpret_cast<bf16*>(p.o);
+  a.kv_lens = p.kv_lens;
+  a.kv_len = p.kv_len;
+  a.q_batch_stride = p.q_batch_stride;
+  a.kv_batch_stride = p.kv_batch_stride;
+  a.kv_token_stride = p.kv_token_stride;
+  a.o_batch_stride = p.o_batch_stride;
+  a.num_q_heads = p.num_q_heads;
+  a.group_size = p.num_q_heads / p.num_kv_heads;
+  a.scale_log2 = p.softmax_scale * detail::kLog2e;
+  a.tokens_per_split = pl.tokens_per_split;
+  a.num_splits = pl.num_splits;
+  detail::SplitWorkspace ws;
+  if (pl.num_splits > 1) ws = detail::split_workspace(p.workspace, p.batch, p.num_q_heads, pl.num_splits, p.head_dim);
+  a.o_part = ws.o_part;
+  a.lse = ws.lse;
+
+  const dim3 grid(static_cast<unsigned>(pl.num_splits), static_cast<unsigned>(p.num_kv_heads),
+                  static_cast<unsigned>(p.batch));
+  dispatch(p.head_dim, m_tiles_for(a.group_size),
+           [&](auto d, auto mt) { launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
+  if (pl.num_splits > 1)
+    detail::launch_combine(ws, p.o, p.o_batch_stride, p.batch, p.num_q_heads, pl.num_splits, p.head_dim, stream);
+}
+
+}  // namespace mhacfg::kernels::cuda::decode

@@ -1,0 +1,324 @@
+// mhacfg_cuda_speed: times issue 5's acceptance shapes and the other rows of GPU.md's industry table
+// on one CUDA device with the harness's method (events, warm-up, 256 MiB write flush, median of >= 20
+// calls), plus variant/split sweeps that only the device can settle. Prints a short table last;
+// --json PATH writes every number. FLOPs and bytes come from costmodel/ops.hpp.
+//
+//   mhacfg_cuda_speed [--json PATH] [--device N] [--calls N] [--only SUBSTRING] [--no-sweeps]
+// Exit codes: 0 every case ran, 2 bad arguments, 3 a case failed or no device.
+#include <algorithm>
+#include <cstdio>
+#include <initializer_list>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/ops.hpp"
+#include "mhacfg/costmodel/records.hpp"
+#include "mhacfg/kernels/cuda/bench.hpp"
+#include "mhacfg/kernels/cuda/runtime.hpp"
+#include "workloads.hpp"
+
+namespace {
+
+using mhacfg::AttentionShape;
+using mhacfg::MeasurementRecord;
+using mhacfg::OpKind;
+using mhacfg::Phase;
+namespace cu = mhacfg::kernels::cuda;
+
+enum class Metric { kv_bytes_per_s, flop_per_s };
+
+struct Case {
+  std::string name;
+  MeasurementRecord rec;
+  Metric metric = Metric::flop_per_s;
+  double fa2 = 0;    // GPU.md's PyTorch flash (FA2) figure, in the row's unit (TB/s or TFLOP/s); 0: none
+  double cudnn = 0;  // GPU.md's cuDNN figure (for MLA: the two-cuBLAS-bmm route); 0: none
+  double bar = 0;    // issue 5's acceptance bar; 0: none
+  cu::detail::Knobs knobs;
+  bool in_table = true;  // sweeps go to the JSON only
+};
+
+MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
+                            std::int64_t nkv, std::int64_t d, bool causal) {
+  MeasurementRecord r;
+  r.op = OpKind::attention;
+  r.phase = phase;
+  AttentionShape& s = r.attention;
+  s.batch = batch;
+  s.q_len = q_len;
+  s.kv_len = kv_len;
+  s.num_q_heads = nq;
+  s.num_kv_heads = nkv;
+  s.head_dim = d;
+  s.v_head_dim = d;
+  s.causal = causal;
+  return r;
+}
+
+MeasurementRecord mla(std::int64_t batch, std::int64_t heads, std::int64_t kv_len) {
+  MeasurementRecord r = attention(Phase::decode, batch, 1, kv_len, heads, 1, 576, false);
+  r.attention.kv_lora_rank = 512;
+  r.attention.rope_head_dim = 64;
+  r.attention.v_head_dim = 512;
+  return r;
+}
+
+MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  MeasurementRecord r;
+  r.op = OpKind::gemm;
+  r.gemm = mhacfg::GemmShape{m, n, k};
+  return r;
+}
+
+MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
+                        std::int64_t nkv, std::int64_t d, std::int64_t d_model) {
+  MeasurementRecord r = attention(phase, batch, q_len, kv_len, nq, nkv, d, phase == Phase::prefill);
+  r.op = OpKind::attention_block;
+  r.d_model = d_model;
+  return r;
+}
+
+std::vector<Case> cases(bool sweeps) {
+  std::vector<Case> v;
+  auto add = [&](std::string name, MeasurementRecord r, Metric m, double fa2, double cudnn, double bar) {
+    Case c;
+    c.name = std::move(name);
+    c.rec = std::move(r);
+    c.metric = m;
+    c.fa2 = fa2;
+    c.cudnn = cudnn;
+    c.bar = bar;
+    v.push_back(std::move(c));
+  };
+  const auto F = Metric::flop_per_s;
+  const auto B = Metric::kv_bytes_per_s;
+  // GPU.md's industry table, in its order; bars are issue 5's acceptance.
+  add("prefill causal B4 N4096 32/32 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, true), F, 330, 594, 0);
+  add("prefill causal B4 N4096 32/8 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true), F, 329, 596, 330);
+  add("prefill non-causal B4 N4096 32/32 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, false), F, 346, 682, 0);
+  add("prefill causal B4 N4096 16/16 d64", attention(Phase::prefill, 4, 4096, 4096, 16, 16, 64, true), F, 265, 412, 0);
+  add("decode B64 L32768 32/8 d128", attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false), B, 2.55, 4.62, 4.3);
+  add("decode B8 L32768 32/8 d128", attention(Phase::decode, 8, 1, 32768, 32, 8, 128, false), B, 4.18, 4.28, 0);
+  add("decode B1 L32768 32/8 d128", attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false), B, 2.31, 2.71, 2.7);
+  add("decode MQA B1 L32768 32/1 d128", attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, 0.41, 0.89, 1.0);
+  add("MLA decode B64 L32768 16 heads", mla(64, 16, 32768), B, 0, 1.78, 3.5);
+  // Beyond the table: compute-bound MLA, head_dim 256, projections, blocks.
+  add("MLA decode B64 L32768 128 heads", mla(64, 128, 32768), F, 0, 0, 0);
+  add("prefill causal B2 N4096 16/16 d256", attention(Phase::prefill, 2, 4096, 4096, 16, 16, 256, true), F, 0, 0, 0);
+  add("decode B64 L8192 32/8 d64", attention(Phase::decode, 64, 1, 8192, 32, 8, 64, false), B, 0, 0, 0);
+  add("gemm 8192x4096x4096", gemm(8192, 4096, 4096), F, 0, 0, 0);
+  add("gemm 64x6144x4096 (decode QKV)", gemm(64, 6144, 4096), F, 0, 0, 0);
+  add("block prefill B1 N4096 32/8 d128 dm4096", block(Phase::prefill, 1, 4096, 4096, 32, 8, 128, 4096), F, 0, 0, 0);
+  add("block decode B64 L8192 32/8 d128 dm4096", block(Phase::decode, 64, 1, 8192, 32, 8, 128, 4096), B, 0, 0, 0);
+  if (!sweeps) return v;
+
+  auto sweep = [&](const std::string& name, const MeasurementRecord& r, Metric m, cu::detail::Knobs k) {
+    Case c;
+    c.name = name;
+    c.rec = r;
+    c.metric = m;
+    c.knobs = k;
+    c.in_table = false;
+    v.push_back(std::move(c));
+  };
+  for (auto variant : {cu::prefill::Variant::rows16, cu::prefill::Variant::rows32}) {
+    cu::detail::Knobs k;
+    k.variant = variant;
+    const std::string tag = " [" + cu::prefill::to_string(variant) + "]";
+    sweep("prefill causal B4 N4096 32/8 d128" + tag, attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true), F, k);
+    sweep("prefill non-causal B4 N4096 32/32 d128" + tag, attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, false), F, k);
+    sweep("prefill causal B4 N4096 16/16 d64" + tag, attention(Phase::prefill, 4, 4096, 4096, 16, 16, 64, true), F, k);
+  }
+  auto splits = [&](const std::string& name, const MeasurementRecord& r, std::initializer_list<int> counts) {
+    for (int s : counts) {
+      cu::detail::Knobs k;
+      k.num_splits = s;
+      sweep(name + " [splits " + std::to_string(s) + "]", r, B, k);
+    }
+  };
+  splits("decode B64 L32768 32/8 d128", attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false), {1, 2, 4});
+  splits("decode B1 L32768 32/8 d128", attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false), {8, 16, 32, 64});
+  splits("decode MQA B1 L32768 32/1 d128", attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), {32, 64, 128, 256});
+  splits("MLA decode B64 L32768 16 heads", mla(64, 16, 32768), {1, 2, 4, 8});
+  return v;
+}
+
+double work_of(const Case& c) {
+  const MeasurementRecord& r = c.rec;
+  if (c.metric == Metric::kv_bytes_per_s) {
+    if (r.op == OpKind::attention_block)  // the block's bytes: weights + KV cache read (projections' activations are small)
+      return static_cast<double>(mhacfg::attention_kv_bytes(r.attention, r.dtype)) +
+             2.0 * r.d_model * (r.attention.num_q_heads + 2 * r.attention.num_kv_heads) * r.attention.head_dim +
+             2.0 * r.attention.num_q_heads * r.attention.head_dim * r.d_model;
+    return static_cast<double>(mhacfg::attention_kv_bytes(r.attention, r.dtype));
+  }
+  if (r.op == OpKind::gemm) return static_cast<double>(mhacfg::gemm_flops(r.gemm));
+  double f = static_cast<double>(mhacfg::attention_flops(r.attention));
+  if (r.op == OpKind::attention_block) {
+    const AttentionShape& s = r.attention;
+    const std::int64_t tokens = s.batch * s.q_len;
+    f += static_cast<double>(mhacfg::gemm_flops({tokens, (s.num_q_heads + 2 * s.num_kv_heads) * s.head_dim, r.d_model}));
+    f += static_cast<double>(mhacfg::gemm_flops({tokens, r.d_model, s.num_q_heads * s.head_dim}));
+  }
+  return f;
+}
+
+struct Args {
+  std::string json_path;
+  std::string only;
+  int device = 0;
+  int calls = cu::detail::kMinTimedCalls;
+  bool sweeps = true;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw mhacfg::InputError(k, "", "needs a value");
+      return argv[++i];
+    };
+    if (k == "--json") a.json_path = value();
+    else if (k == "--only") a.only = value();
+    else if (k == "--device") a.device = std::stoi(value());
+    else if (k == "--calls") a.calls = std::max(cu::detail::kMinTimedCalls, std::stoi(value()));
+    else if (k == "--no-sweeps") a.sweeps = false;
+    else throw mhacfg::InputError(k, "", "unknown option (known: --json, --device, --calls, --only, --no-sweeps)");
+  }
+  return a;
+}
+
+std::string fmt(double v, int prec) {
+  if (v <= 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+int run(const Args& args) {
+  if (mhacfg::kernels::cuda_device_count() == 0) {
+    std::cerr << "mhacfg_cuda_speed: no CUDA device\n";
+    return mhacfg::kExitRuntime;
+  }
+  cu::set_device(args.device);
+  const cu::DeviceInfo& info = cu::device_info(args.device);
+  std::cout << "device " << args.device << ": " << info.name << ", sm_" << info.compute_capability_major
+            << info.compute_capability_minor << ", " << info.sm_count << " SMs, L2 " << (info.l2_bytes >> 20) << " MiB\n";
+
+  nlohmann::json out;
+  out["device"] = info.name;
+  out["sm_count"] = info.sm_count;
+  out["method"] = "CUDA events; 3 warm-up calls; 256 MiB written before each timed call; median of >= 20 calls";
+  mhacfg::kernels::BenchOptions bo;
+  bo.device = args.device;
+  bo.repetitions = args.calls;
+  mhacfg::kernels::Ceilings ceil;
+  bool failed = false;
+  try {
+    ceil = mhacfg::kernels::measure_cuda_ceilings(bo);
+    std::cout << "ceilings: bf16 GEMM 8192^3 " << fmt(ceil.gemm_flop_per_s / 1e12, 1) << " TFLOP/s, D2D copy "
+              << fmt(ceil.read_bytes_per_s / 1e12, 2) << " TB/s (read+write)\n";
+  } catch (const std::exception& e) {
+    std::cout << "ceilings FAILED: " << e.what() << "\n";
+    failed = true;
+  }
+  out["ceilings"] = {{"gemm_flop_per_s", ceil.gemm_flop_per_s}, {"copy_bytes_per_s", ceil.read_bytes_per_s}};
+
+  cu::Stream stream = cu::create_stream();
+  std::vector<std::string> table;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-42s %9s %-7s %6s %6s %8s %6s %s", "case", "ours", "unit", "FA2", "cuDNN",
+                "ceiling", "bar", "verdict");
+  table.push_back(line);
+  nlohmann::json rows = nlohmann::json::array();
+  std::uint64_t seed = 1;
+  for (const Case& c : cases(args.sweeps)) {
+    if (!args.only.empty() && c.name.find(args.only) == std::string::npos) continue;
+    nlohmann::json j;
+    j["case"] = c.name;
+    j["record"] = mhacfg::record_to_json(c.rec);
+    const bool bytes = c.metric == Metric::kv_bytes_per_s;
+    constexpr double unit = 1e12;  // TB/s or TFLOP/s
+    const char* unit_name = bytes ? "TB/s" : "TFLOP/s";
+    try {
+      auto w = cu::detail::make_workload(c.rec, c.knobs, seed++, stream);
+      auto fn = [&](cu::Stream s) { w->run(s); };
+      const auto t = cu::detail::time_calls(fn, args.calls, cu::detail::kWarmupCalls, cu::detail::Flush::write, stream);
+      const double work = work_of(c);
+      const double rate = work / (t.median_ms * 1e-3);
+      const double ceiling = bytes ? ceil.read_bytes_per_s : ceil.gemm_flop_per_s;
+      j["kernel"] = w->kernel();
+      j["num_splits"] = w->num_splits();
+      j["time_ms"] = t.median_ms;
+      j["p25_ms"] = t.p25_ms;
+      j["p75_ms"] = t.p75_ms;
+      j["spread"] = t.spread();
+      j["calls"] = t.calls;
+      j[bytes ? "kv_bytes" : "flops"] = work;
+      j[bytes ? "bytes_per_s" : "flop_per_s"] = rate;
+      j["fraction_of_ceiling"] = ceiling > 0 ? rate / ceiling : 0;
+      if (c.fa2 > 0) j["fa2"] = c.fa2;
+      if (c.cudnn > 0) j["cudnn"] = c.cudnn;
+      if (c.bar > 0) {
+        j["bar"] = c.bar;
+        j["pass"] = rate / unit >= c.bar;
+      }
+      if (bytes && c.rec.op == OpKind::attention) {  // diagnostic: the same call after a clean (read) flush
+        const auto tc = cu::detail::time_calls(fn, args.calls, 1, cu::detail::Flush::write_and_read, stream);
+        j["time_ms_clean_l2"] = tc.median_ms;
+      }
+      std::cout << c.name << ": " << fmt(t.median_ms, 4) << " ms, " << fmt(rate / unit, 3) << " " << unit_name
+                << " (" << w->kernel() << ", spread " << fmt(t.spread() * 100, 1) << "%)" << std::endl;
+      if (c.in_table) {
+        std::snprintf(line, sizeof line, "%-42s %9s %-7s %6s %6s %7s%% %6s %s", c.name.c_str(),
+                      fmt(rate / unit, bytes ? 2 : 1).c_str(), unit_name, fmt(c.fa2, 2).c_str(), fmt(c.cudnn, 2).c_str(),
+                      fmt(ceiling > 0 ? 100 * rate / ceiling : 0, 1).c_str(), fmt(c.bar, 2).c_str(),
+                      c.bar > 0 ? (rate / unit >= c.bar ? "PASS" : "MISS") : "");
+        table.push_back(line);
+      }
+    } catch (const std::exception& e) {
+      failed = true;
+      j["error"] = e.what();
+      std::cout << c.name << ": FAILED: " << e.what() << std::endl;
+      if (c.in_table) {
+        std::snprintf(line, sizeof line, "%-42s FAILED", c.name.c_str());
+        table.push_back(line);
+      }
+    }
+    rows.push_back(j);
+  }
+  cu::destroy_stream(stream);
+  out["cases"] = rows;
+  if (!args.json_path.empty()) {
+    std::ofstream f(args.json_path);
+    f << out.dump(2) << "\n";
+    if (!f) {
+      std::cerr << "mhacfg_cuda_speed: cannot write " << args.json_path << "\n";
+      failed = true;
+    }
+  }
+  std::cout << "\n";
+  for (const auto& l : table) std::cout << l << "\n";
+  return failed ? mhacfg::kExitRuntime : mhacfg::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const mhacfg::InputError& e) {
+    std::cerr << "mhacfg_cuda_speed: " << e.what() << "\n";
+    return mhacfg::kExitInvalidInput;
+  } catch (const std::exception& e) {
+    std::cerr << "mhacfg_cuda_speed: " << e.what() << "\n";
+    return mhacfg::kExitRuntime;
+  }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds, HERE (Debian 12, CUDA 13.0 at /usr/local/cuda), the binaries that scripts/device/h200_check.sh
+# runs on the lent H200 (Ubuntu 24.04, no libboost_program_options, hence static Boost), and copies
+# them into device-bin/ (ignored, carried with the device call; must stay under 64 MiB).
+#   scripts/device/build.sh            # then: device tool run, carry ["device-bin"]
+# Built: mhacfg_cuda_tests, mhacfg_cuda_speed and, where the configurator provides it, the CLI mhacfg.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build="$root/build-device"
+bin="$root/device-bin"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+cmake -S "$root" -B "$build" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DMHACFG_CUDA=ON \
+  -DMHACFG_NATIVE=OFF \
+  -DMHACFG_STATIC_BOOST=ON \
+  -DMHACFG_BUILD_BENCHMARKS=OFF \
+  -DMHACFG_CUDA_VERBOSE_PTXAS=ON
+
+targets=(mhacfg_cuda_tests mhacfg_cuda_speed)
+help=$(cmake --build "$build" --target help)  # not piped into grep -q: pipefail would see SIGPIPE
+if grep -qE '^\.\.\. mhacfg( |$)' <<<"$help"; then
+  targets+=(mhacfg)
+else
+  echo "build.sh: no target 'mhacfg' (the CLI) yet; building the CUDA targets only"
+fi
+# Keep the ptxas report (registers, shared memory, spills per kernel) next to the binaries: recompile
+# the .cu objects so the report is complete even when nothing changed.
+find "$build/kernels/cuda" -name '*.cu.o' -delete 2>/dev/null || true
+cmake --build "$build" -j"$jobs" --target "${targets[@]}" 2>&1 | tee "$build/build.log"
+
+rm -rf "$bin"
+mkdir -p "$bin"
+find "$build" -type f -perm -u+x \( -name mhacfg_cuda_tests -o -name mhacfg_cuda_speed -o -name mhacfg \) \
+  -exec cp {} "$bin/" \;
+strip --strip-unneeded "$bin"/* 2>/dev/null || true
+grep -E "Compiling entry|registers|spill" "$build/build.log" > "$bin/ptxas.txt" || true
+# validate's input, if the measured data set is beside the checkout (../shared does not travel).
+if [ -f "$root/../shared/data/h200-torch.train.jsonl" ]; then
+  mkdir -p "$bin/data"
+  cp "$root/../shared/data/h200-torch.train.jsonl" "$bin/data/"
+fi
+
+for b in mhacfg_cuda_tests mhacfg_cuda_speed; do
+  [ -x "$bin/$b" ] || { echo "build.sh: $b missing from $bin" >&2; exit 1; }
+done
+size=$(du -sb "$bin" | cut -f1)
+if [ "$size" -ge $((64 * 1024 * 1024)) ]; then
+  echo "build.sh: $bin is $size bytes, over the 64 MiB the device call can carry" >&2
+  exit 1
+fi
+ls -la "$bin"
+echo "device-bin: $((size / 1024)) KiB. Run on the device: command 'bash scripts/device/h200_check.sh', carry [\"device-bin\"]"

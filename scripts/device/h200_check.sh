@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue 5's one-call check on the lent H200. Runs THERE, from the repository root, on the binaries
+# that scripts/device/build.sh made here:
+#   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 540
+# Steps (each under its own time limit; the limits add up to 450 s, under 8 minutes):
+#   env        nvidia-smi line, library resolution, sanitizer version
+#   tests      every [cuda] test (float64 references, poisoned outputs, every element checked)
+#   memcheck   compute-sanitizer --tool memcheck on the [sanitize] subset
+#   racecheck  compute-sanitizer --tool racecheck on the [sanitize] subset without cuBLAS ([gemm])
+#   synccheck  compute-sanitizer --tool synccheck on the same subset
+#   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
+#   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json   (only if device-bin/mhacfg exists;
+#              the full CUDA grid: 84 records, each allocated, filled and timed 23 times)
+#   validate   mhacfg validate --profile $OUT/h200-sxm.json --in device-bin/data/h200-torch.train.jsonl
+#              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
+# Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json;
+# the summary table is printed last. Exit status 0 only when every step that ran passed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 3
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+BIN=./device-bin
+LOG="$OUT/log.txt"
+STEPS="$OUT/steps.tsv"
+WORK=$(mktemp -d)  # per-step output (all of it is in log.txt too); $OUT returns at most 8 files
+: >"$LOG"
+: >"$STEPS"
+
+# CUDA 13 libraries (cudart, cuBLAS, cuBLASLt): the toolkit's, else any copy on the machine.
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+if ldd "$BIN/mhacfg_cuda_tests" 2>/dev/null | grep -q "not found"; then
+  for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+    f=$(find /usr/local /opt /usr/lib -name "$lib" 2>/dev/null | head -1)
+    [ -n "$f" ] && export LD_LIBRARY_PATH="$(dirname "$f"):$LD_LIBRARY_PATH"
+  done
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+
+step() {  # step NAME LIMIT_S COMMAND...
+  local name=$1 limit=$2
+  shift 2
+  echo "=== $name (limit ${limit}s): $*" | tee -a "$LOG"
+  local t0
+  t0=$(date +%s%N)
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$LOG" "$WORK/$name.out"
+  local rc=${PIPESTATUS[0]}
+  local ms=$((($(date +%s%N) - t0) / 1000000))
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$ms" >>"$STEPS"
+  echo "=== $name: exit $rc after ${ms} ms" | tee -a "$LOG"
+  return 0
+}
+
+env_report() {
+  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.used,memory.total --format=csv
+  ldd "$BIN/mhacfg_cuda_tests" | grep -E "cuda|cublas|not found"
+  compute-sanitizer --version | tail -1
+}
+
+step env 15 env_report
+step tests 90 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
+step memcheck 50 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
+step racecheck 50 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
+step synccheck 25 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
+step speed 120 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
+if [ -x "$BIN/mhacfg" ]; then
+  step calibrate 80 "$BIN/mhacfg" calibrate --device cuda --out "$OUT/h200-sxm.json"
+  if [ -s "$OUT/h200-sxm.json" ]; then
+    # The CLI's validate flags are the configurator's; override with MHACFG_VALIDATE_ARGS when they differ.
+    read -r -a vargs <<<"${MHACFG_VALIDATE_ARGS:---profile $OUT/h200-sxm.json --in $BIN/data/h200-torch.train.jsonl}"
+    step validate 20 "$BIN/mhacfg" validate "${vargs[@]}"
+  fi
+else
+  echo "=== calibrate/validate skipped: no device-bin/mhacfg" | tee -a "$LOG"
+fi
+
+{
+  echo
+  echo "summary ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1))"
+  printf '%-10s %5s %9s  %s\n' step exit seconds result
+  failed=0
+  while IFS=$'\t' read -r name rc ms; do
+    last=$(grep -E "test cases|All tests passed|ERROR SUMMARY|FAILED" "$WORK/$name.out" 2>/dev/null | tail -1)
+    [ "$rc" = 0 ] && verdict=ok || { verdict=FAIL; failed=1; }
+    printf '%-10s %5s %9.1f  %s %s\n' "$name" "$rc" "$(awk "BEGIN{print $ms/1000}")" "$verdict" "$last"
+  done <"$STEPS"
+  if [ -s "$WORK/speed.out" ]; then
+    cp "$WORK/speed.out" "$OUT/speed.txt"
+    echo
+    sed -n '/^case /,$p' "$WORK/speed.out"
+  fi
+  echo "files: $(cd "$OUT" && ls | tr '\n' ' ')"
+  exit $failed
+} | tee "$OUT/summary.txt" | tee -a "$LOG"
+status=${PIPESTATUS[0]}
+rm -rf "$WORK"
+exit "$status"

@@ -1,0 +1,73 @@
+// The CUDA harness (src/bench.cpp): support reasons (host only, always run), device discovery that
+// never throws, and one timed record and the ceilings on a device.
+#include <catch2/catch.hpp>
+
+#include "mhacfg/kernels/cuda/bench.hpp"
+#include "reference.hpp"
+
+namespace {
+
+mhacfg::MeasurementRecord decode_record() {
+  mhacfg::MeasurementRecord r;
+  r.op = mhacfg::OpKind::attention;
+  r.phase = mhacfg::Phase::decode;
+  r.attention.batch = 4;
+  r.attention.q_len = 1;
+  r.attention.kv_len = 4096;
+  r.attention.num_q_heads = 32;
+  r.attention.num_kv_heads = 8;
+  r.attention.head_dim = 128;
+  r.attention.v_head_dim = 128;
+  r.attention.causal = false;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("cuda_device_count never throws", "[cuda]") {
+  int n = -1;
+  CHECK_NOTHROW(n = mhacfg::kernels::cuda_device_count());
+  CHECK(n >= 0);
+  if (n == 0) CHECK(mhacfg::kernels::cuda_device_name(0).empty());
+}
+
+TEST_CASE("cuda_unsupported_reason names what the CUDA backend does not run", "[cuda]") {
+  using mhacfg::kernels::cuda_unsupported_reason;
+  mhacfg::MeasurementRecord r = decode_record();
+  CHECK(cuda_unsupported_reason(r).empty());
+  mhacfg::MeasurementRecord fp16 = r;
+  fp16.dtype = mhacfg::DType::fp16;
+  CHECK(cuda_unsupported_reason(fp16).find("bf16") != std::string::npos);
+  mhacfg::MeasurementRecord window = r;
+  window.attention.window = 128;
+  CHECK(!cuda_unsupported_reason(window).empty());
+  mhacfg::MeasurementRecord prefill = r;
+  prefill.phase = mhacfg::Phase::prefill;
+  prefill.attention.q_len = 512;
+  prefill.attention.kv_len = 512;
+  CHECK(cuda_unsupported_reason(prefill).empty());
+  mhacfg::MeasurementRecord g;
+  g.op = mhacfg::OpKind::gemm;
+  g.gemm = mhacfg::GemmShape{16, 30, 64};
+  CHECK(!cuda_unsupported_reason(g).empty());
+}
+
+TEST_CASE("measure_cuda times a decode record with the harness's method", "[cuda]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  mhacfg::kernels::BenchOptions o;
+  o.repetitions = 5;  // the harness still times at least 20 calls
+  const auto m = mhacfg::kernels::measure_cuda(decode_record(), o);
+  CHECK(m.time_ms > 0);
+  CHECK(m.repetitions >= 20);
+  CHECK(m.spread >= 0);
+  CHECK(m.backend == "mhacfg-cuda");
+  CHECK(!m.device.empty());
+}
+
+TEST_CASE("measure_cuda_ceilings measures GEMM rate and copy bandwidth", "[cuda]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  const auto c = mhacfg::kernels::measure_cuda_ceilings(mhacfg::kernels::BenchOptions{});
+  CHECK(c.gemm_flop_per_s > 1e12);
+  CHECK(c.read_bytes_per_s > 1e11);
+  CHECK(!c.device.empty());
+}
