@@ -252,7 +252,7 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
   OpFit out;
   for (const auto* r : records) {
     xs.push_back({record_features(*r), *r->time_ms * 1e-3});
-    for (const auto& [name, value] : r->op == OpKind::gemm ? range_point(r->gemm) : range_point(r->attention)) {
+    for (const auto& [name, value] : range_point(xs.back().f)) {
       auto it = out.range.find(name);
       if (it == out.range.end()) out.range[name] = {value, value};
       else it->second = {std::min(it->second.first, value), std::max(it->second.second, value)};

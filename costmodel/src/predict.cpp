@@ -7,15 +7,10 @@
 
 namespace mhacfg {
 
-RangePoint range_point(const AttentionShape& s) {
-  RangePoint p = {{"batch", double(s.batch)}, {"q_len", double(s.q_len)}, {"kv_len", double(s.kv_len)},
-                  {"num_q_heads", double(s.num_q_heads)}, {"head_dim", double(s.qk_dim())}};
-  if (!s.is_mla()) p.emplace_back("group_size", double(s.num_q_heads / s.num_kv_heads));
+RangePoint range_point(const OpFeatures& f) {
+  RangePoint p = {{"flop", f.flop}, {"bytes", f.bytes}, {"parallel_units", f.streams}};
+  if (f.head_dim > 0) p.emplace_back("head_dim", f.head_dim);
   return p;
-}
-
-RangePoint range_point(const GemmShape& g) {
-  return {{"m", double(g.m)}, {"n", double(g.n)}, {"k", double(g.k)}};
 }
 
 Predictor::Predictor(const Profile& profile) : profile_(profile) {}
@@ -50,11 +45,13 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& f, 
 Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtype) const {
   std::string cls = phase == Phase::prefill ? "attention/prefill" : "attention/decode";
   if (s.is_mla()) cls += "/mla";
-  return predict(cls, op_features(s, dtype), range_point(s), dtype);
+  const OpFeatures f = op_features(s, dtype);
+  return predict(cls, f, range_point(f), dtype);
 }
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
-  return predict("gemm", op_features(g, dtype), range_point(g), dtype);
+  const OpFeatures f = op_features(g, dtype);
+  return predict("gemm", f, range_point(f), dtype);
 }
 
 namespace {

@@ -12,10 +12,10 @@
 
 namespace mhacfg {
 
-// The features whose calibrated [min, max] an op class records; predictions outside are flagged.
+// The time model's inputs whose calibrated [min, max] an op class records (FLOPs, bytes, parallel
+// units, head_dim); a prediction whose inputs fall outside is flagged extrapolated.
 using RangePoint = std::vector<std::pair<std::string, double>>;
-RangePoint range_point(const AttentionShape& s);
-RangePoint range_point(const GemmShape& g);
+RangePoint range_point(const OpFeatures& f);
 
 struct Prediction {
   double time_ms = 0;

@@ -1,0 +1,139 @@
+// The calibration loop through the CLI: calibrate --from on the shared H200 records, predict (same
+// order, predicted_ms added, extrapolation flagged), validate (per class and overall), record parsing
+// errors, and the profile round trip.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "cli_test_util.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/profile.hpp"
+
+namespace {
+std::string path(const std::string& name) { return std::string(MHACFG_BINARY_DIR) + "/" + name; }
+std::string write(const std::string& name, const std::string& content) {
+  std::ofstream(path(name)) << content;
+  return path(name);
+}
+}  // namespace
+
+TEST_CASE("calibrate --from fits the shared H200 records and writes a measured profile", "[calibration][cli]") {
+  const std::string out = path("h200-fit.json");
+  const CliResult r = run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn,torch-bmm",
+                           "--out", out, "--holdout", fixture("h200-gpu-md-check.jsonl"), "--format", "json"});
+  REQUIRE(r.code == 0);
+  const mhacfg::Profile p = mhacfg::load_profile_file(out);
+  CHECK(p.source == "measured");
+  CHECK(p.name == "h200-sxm-measured");
+  CHECK(p.spec.memory_bytes == 141'000'000'000);  // the h200-sxm datasheet's spec, chosen from "NVIDIA H200"
+  CHECK(p.ops.count("attention/prefill") == 1);
+  CHECK(p.ops.count("attention/decode") == 1);
+  CHECK(p.ops.count("attention/decode/mla") == 1);
+  CHECK(p.ops.count("gemm") == 1);
+  CHECK(p.ops.at("attention/decode").records == 24);  // cudnn only: the flash records are filtered out
+  CHECK(p.ops.at("attention/decode").cv_median_ape < 0.06);
+  CHECK(p.ops.at("attention/prefill").cv_median_ape < 0.07);
+  REQUIRE(p.validation.size() == 1);
+  CHECK(p.validation[0].records == 4);
+  CHECK(p.provenance["from"] == fixture("h200-torch.train.jsonl"));
+  // The JSON summary printed is the profile written.
+  CHECK(nlohmann::json::parse(r.out) == mhacfg::profile_to_json(p));
+}
+
+TEST_CASE("predict writes every record back in order with predicted_ms", "[calibration][cli]") {
+  const std::string prof = path("h200-fit2.json");
+  REQUIRE(run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn", "--out", prof}).code == 0);
+  const std::string in = write("mixed.jsonl",
+      "{\"op\": \"gemm\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"note\": \"kept\"}\n"
+      "\n"
+      "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 16, \"q_len\": 1, \"kv_len\": 8192, \"num_q_heads\": 64, \"num_kv_heads\": 8, \"head_dim\": 128}\n"
+      "{\"op\": \"attention_block\", \"phase\": \"prefill\", \"d_model\": 4096, \"batch\": 1, \"q_len\": 4096, \"kv_len\": 4096, \"num_q_heads\": 32, \"num_kv_heads\": 8, \"head_dim\": 128, \"causal\": true}\n"
+      "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 1, \"kv_len\": 4096, \"num_q_heads\": 16, \"num_kv_heads\": 1, \"kv_lora_rank\": 512, \"rope_head_dim\": 64}\n"
+      "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 512, \"q_len\": 1, \"kv_len\": 262144, \"num_q_heads\": 32, \"num_kv_heads\": 8, \"head_dim\": 128}\n");
+  const CliResult r = run({"predict", "--profile", prof, "--in", in});
+  REQUIRE(r.code == 0);
+  std::vector<nlohmann::json> lines;
+  std::istringstream ss(r.out);
+  for (std::string l; std::getline(ss, l);) lines.push_back(nlohmann::json::parse(l));
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0]["op"] == "gemm");
+  CHECK(lines[0]["note"] == "kept");  // unknown fields survive
+  CHECK(lines[1]["num_q_heads"] == 64);
+  CHECK(lines[2]["op"] == "attention_block");
+  for (const auto& l : lines) CHECK(l["predicted_ms"].get<double>() > 0);
+  CHECK(lines[0]["predicted_basis"] == "calibrated");
+  CHECK(lines[3]["predicted_basis"] == "uncalibrated roofline");  // MLA not in this fit: said, not hidden
+  CHECK(lines[4]["extrapolated"] == true);  // 512 sequences of 262144 tokens: bytes beyond the fit
+  CHECK_FALSE(lines[1].contains("extrapolated"));
+  // A block is its QKV GEMM + attention + O GEMM.
+  const double block = lines[2]["predicted_ms"];
+  CHECK(block > lines[0]["predicted_ms"].get<double>());
+}
+
+TEST_CASE("validate reports per-class and overall errors; a perfect profile scores zero", "[calibration][cli]") {
+  const std::string prof = path("h200-fit3.json");
+  REQUIRE(run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn", "--out", prof}).code == 0);
+  // Predicted records relabelled as measured: validate must report 0 % error.
+  const CliResult pr = run({"predict", "--profile", prof, "--in", fixture("h200-gpu-md-check.jsonl")});
+  std::string measured;
+  std::istringstream ss(pr.out);
+  for (std::string l; std::getline(ss, l);) {
+    auto j = nlohmann::json::parse(l);
+    j["time_ms"] = j["predicted_ms"];
+    measured += j.dump() + "\n";
+  }
+  const CliResult v = run({"validate", "--profile", prof, "--in", write("self.jsonl", measured), "--format", "json"});
+  REQUIRE(v.code == 0);
+  const auto doc = nlohmann::json::parse(v.out);
+  for (const auto& c : doc["classes"]) CHECK(c["median_ape"].get<double>() < 1e-9);
+  const CliResult real = run({"validate", "--profile", prof, "--in", fixture("h200-torch.train.jsonl"),
+                              "--attention-backend", "cudnn", "--format", "json"});
+  const auto rd = nlohmann::json::parse(real.out);
+  CHECK(rd["classes"].back()["op_class"] == "all");
+  CHECK(rd["classes"].back()["records"] == 60);
+}
+
+TEST_CASE("record errors name the file, line and field", "[calibration][errors]") {
+  const std::string bad = write("bad.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3}\n{\"op\": \"gemm\", \"m\": 0, \"n\": 2, \"k\": 3}\n");
+  CliResult r = run({"predict", "--profile", "h100-sxm", "--in", bad});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + bad + ":2: m = 0: must be positive\n");
+  const std::string op = write("op.jsonl", "{\"op\": \"conv\"}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", op});
+  CHECK(r.err == "mhacfg: error: " + op + ":1: op = \"conv\": unknown op (expected attention, gemm or attention_block)\n");
+  const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", q});
+  CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");
+  const std::string untimed = write("untimed.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3}\n");
+  r = run({"calibrate", "--from", untimed, "--base", "h100-sxm", "--out", path("never.json")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("calibration needs timed records") != std::string::npos);
+}
+
+TEST_CASE("a failed calibration leaves an existing profile untouched", "[calibration][errors]") {
+  const std::string out = write("keep.json", "{\"precious\": true}\n");
+  const std::string two = write("two.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3, \"time_ms\": 0.01}\n"
+                                              "{\"op\": \"gemm\", \"m\": 2, \"n\": 2, \"k\": 3, \"time_ms\": 0.01}\n");
+  const CliResult r = run({"calibrate", "--from", two, "--base", "h100-sxm", "--out", out});
+  CHECK(r.code == 2);  // two records cannot fit a class
+  CHECK(r.err.find("need at least 3 timed records") != std::string::npos);
+  std::ifstream in(out);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == "{\"precious\": true}\n");
+}
+
+TEST_CASE("profile files round trip and reject bad fields", "[calibration][profile]") {
+  const mhacfg::Profile h = mhacfg::load_profile("h200-sxm", "--target");
+  const auto j = mhacfg::profile_to_json(h);
+  CHECK(mhacfg::profile_to_json(mhacfg::profile_from_json(j, "x")) == j);
+  auto bad = j;
+  bad["spec"]["mem_bw_bytes_per_s"] = -1;
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: spec: mem_bw_bytes_per_s = -1: must be positive");
+  bad = j;
+  bad["source"] = "guess";
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: source = \"guess\": must be \"datasheet\" or \"measured\"");
+  bad = j;
+  bad["ops"] = {"gemm"};
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: ops = \"gemm\": lists an op class with no entry in fits");
+}

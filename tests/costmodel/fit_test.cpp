@@ -1,0 +1,154 @@
+// The fitter: parameters recovered from synthetic timings; cross-validated accuracy on real H200
+// timings (shared/data, copied to tests/fixtures) against shapes left out of the fit.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/fit.hpp"
+#include "mhacfg/costmodel/predict.hpp"
+
+using namespace mhacfg;
+
+namespace {
+
+MeasurementRecord decode(std::int64_t batch, std::int64_t kv, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
+  MeasurementRecord r;
+  r.op = OpKind::attention;
+  r.phase = Phase::decode;
+  r.attention = AttentionShape{batch, 1, kv, nq, nkv, hd, hd, false, 0, 0, 0};
+  r.dtype = DType::bf16;
+  return r;
+}
+
+SpecCeilings h200_spec() {
+  SpecCeilings s;
+  s.memory_bytes = 141'000'000'000;
+  s.mem_bw_bytes_per_s = 4.8e12;
+  s.peak_flop_per_s["bf16"] = 989e12;
+  s.compute_units = 132;
+  return s;
+}
+
+std::vector<MeasurementRecord> h200(const std::string& backend) {
+  std::vector<MeasurementRecord> out;
+  for (auto& r : read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-torch.train.jsonl"))
+    if (r.op == OpKind::gemm || r.backend == backend) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("decode parameters are recovered from synthetic timings", "[fit]") {
+  // Known model: t0 8 us, 4 TB/s, 300 TFLOP/s, half_streams 6, gamma 0.8, no overlap.
+  OpModel truth;
+  truth.t0_s = 8e-6;
+  truth.bw_bytes_per_s = 4e12;
+  truth.peak_flop_per_s = 3e14;
+  truth.half_streams = 6;
+  truth.stream_exponent = 0.8;
+  std::vector<MeasurementRecord> rs;
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.01);  // 1 % timing noise
+  for (std::int64_t b : {1, 2, 4, 8, 16, 32, 64})
+    for (std::int64_t kv : {512, 2048, 8192, 32768})
+      for (auto [nq, nkv] : {std::pair{32, 8}, std::pair{32, 1}, std::pair{16, 16}}) {
+        MeasurementRecord r = decode(b, kv, nq, nkv, 128);
+        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3 * std::exp(noise(rng));
+        rs.push_back(r);
+      }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("attention/decode", ptrs, h200_spec(), false);
+  // Named tolerance: 1 % noise on 84 points pins each scale to a few per cent.
+  constexpr double kRecovery = 0.10;
+  CHECK(fit.model.t0_s == Approx(truth.t0_s).epsilon(kRecovery));
+  CHECK(fit.model.bw_bytes_per_s == Approx(truth.bw_bytes_per_s).epsilon(kRecovery));
+  CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.25));  // compute is a small share
+  CHECK(fit.model.half_streams == Approx(truth.half_streams).epsilon(0.25));
+  CHECK(fit.fit_median_ape < 0.015);
+  CHECK(fit.records == 84);
+  CHECK(fit.range.at("parallel_units").first == 1);    // one MQA sequence
+  CHECK(fit.range.at("parallel_units").second == 64 * 16);  // 64 sequences of 16 KV heads
+}
+
+TEST_CASE("prefill span and head_dim terms are recovered", "[fit]") {
+  OpModel truth;
+  truth.t0_s = 5e-6;
+  truth.peak_flop_per_s = 6e14;
+  truth.head_dim_scale = 40;
+  truth.causal_factor = 0.05;
+  truth.slots = 264;
+  truth.half_streams = 50;
+  truth.bw_bytes_per_s = 4.8e12;
+  truth.overlap = true;
+  std::vector<MeasurementRecord> rs;
+  for (std::int64_t len : {512, 1024, 2048, 4096, 8192, 16384})
+    for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{16, 16, 64}, std::tuple{16, 4, 256}})
+      for (bool causal : {true, false}) {
+        MeasurementRecord r;
+        r.op = OpKind::attention;
+        r.phase = Phase::prefill;
+        r.attention = AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0};
+        r.time_ms = predict_seconds(truth, op_features(r.attention, DType::bf16)) * 1e3;
+        rs.push_back(r);
+      }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("attention/prefill", ptrs, h200_spec(), false);
+  CHECK(fit.fit_p90_ape < 0.02);  // exact synthetic data: the model family contains the truth
+  CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.05));
+  CHECK(fit.model.head_dim_scale == Approx(truth.head_dim_scale).epsilon(0.10));
+  CHECK(fit.model.slots == Approx(truth.slots).epsilon(0.10));
+}
+
+TEST_CASE("too few records is an input error naming the class", "[fit][errors]") {
+  MeasurementRecord r = decode(1, 1024, 32, 8, 128);
+  r.time_ms = 0.01;
+  CHECK_THROWS_WITH(fit_op_class("attention/decode", {&r, &r}, h200_spec()),
+                    "records = attention/decode: need at least 3 timed records to fit an op class, got 2");
+}
+
+TEST_CASE("H200 cuDNN: shapes left out of the fit are predicted within the acceptance bounds", "[fit][h200]") {
+  // Leave out every record of one configuration (e.g. all 32/8 decode batches and lengths), fit the
+  // rest, predict the left-out ones: other batches, lengths and head counts than the fit saw.
+  const auto all = h200("cudnn");
+  std::vector<double> ape;
+  for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 32, 128}, std::tuple{16, 16, 64}, std::tuple{32, 1, 128}}) {
+    std::vector<MeasurementRecord> train, test;
+    for (const auto& r : all) {
+      const auto& s = r.attention;
+      const bool held = r.op == OpKind::attention && s.num_q_heads == nq && s.num_kv_heads == nkv && s.head_dim == hd;
+      (held ? test : train).push_back(r);
+    }
+    Profile p;
+    p.spec = h200_spec();
+    fit_profile(p, train, false);
+    const Predictor pred(p);
+    for (const auto& r : test) ape.push_back(std::fabs(pred.record(r).time_ms / *r.time_ms - 1.0));
+  }
+  const ErrorStats s = error_stats(ape);
+  INFO("leave-configuration-out: median " << s.median_ape << ", p90 " << s.p90_ape << ", n " << s.n);
+  CHECK(s.n >= 40);
+  CHECK(s.median_ape <= 0.06);
+  CHECK(s.p90_ape <= 0.15);
+}
+
+TEST_CASE("H200 cuDNN profile predicts GPU.md's independent prefill measurements", "[fit][h200]") {
+  Profile p;
+  p.spec = h200_spec();
+  fit_profile(p, h200("cudnn"), false);
+  const Predictor pred(p);
+  std::vector<double> ape;
+  for (const auto& r : read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-gpu-md-check.jsonl")) {
+    const Prediction x = pred.record(r);
+    CHECK(x.calibrated);
+    CHECK_FALSE(x.extrapolated);  // batch 4 at 4096: FLOPs and units inside what the fit saw
+    ape.push_back(std::fabs(x.time_ms / *r.time_ms - 1.0));
+  }
+  const ErrorStats s = error_stats(ape);
+  INFO("median " << s.median_ape << " max " << s.max_ape);
+  CHECK(s.median_ape <= 0.10);
+  CHECK(s.max_ape <= 0.20);
+}
