@@ -37,10 +37,11 @@ find "$build" -type f -perm -u+x \( -name mhacfg_cuda_tests -o -name mhacfg_cuda
   -exec cp {} "$bin/" \;
 strip --strip-unneeded "$bin"/* 2>/dev/null || true
 grep -E "Compiling entry|registers|spill" "$build/build.log" > "$bin/ptxas.txt" || true
-# validate's input, if the measured data set is beside the checkout (../shared does not travel).
-if [ -f "$root/../shared/data/h200-torch.train.jsonl" ]; then
-  mkdir -p "$bin/data"
-  cp "$root/../shared/data/h200-torch.train.jsonl" "$bin/data/"
+# calibrate's held-out shapes and validate's input (the shared H200 timings, copied into the repo).
+mkdir -p "$bin/data"
+cp "$root/tests/fixtures/h200-holdout-shapes.jsonl" "$bin/data/"
+if [ -f "$root/tests/fixtures/h200-torch.train.jsonl" ]; then
+  cp "$root/tests/fixtures/h200-torch.train.jsonl" "$bin/data/"
 fi
 
 for b in mhacfg_cuda_tests mhacfg_cuda_speed; do

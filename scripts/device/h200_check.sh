@@ -2,14 +2,15 @@
 # Issue 5's one-call check on the lent H200. Runs THERE, from the repository root, on the binaries
 # that scripts/device/build.sh made here:
 #   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 540
-# Steps (each under its own time limit; the limits add up to 450 s, under 8 minutes):
+# Steps (each under its own time limit; the limits add up to 490 s, under 9 minutes; run with timeout_s 540):
 #   env        nvidia-smi line, library resolution, sanitizer version
 #   tests      every [cuda] test (float64 references, poisoned outputs, every element checked)
 #   memcheck   compute-sanitizer --tool memcheck on the [sanitize] subset
 #   racecheck  compute-sanitizer --tool racecheck on the [sanitize] subset without cuBLAS ([gemm])
 #   synccheck  compute-sanitizer --tool synccheck on the same subset
 #   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
-#   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json   (only if device-bin/mhacfg exists;
+#   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
+#              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg exists;
 #              the full CUDA grid: 84 records, each allocated, filled and timed 23 times)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in device-bin/data/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
@@ -65,7 +66,8 @@ step racecheck 50 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mh
 step synccheck 25 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step speed 120 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
 if [ -x "$BIN/mhacfg" ]; then
-  step calibrate 80 "$BIN/mhacfg" calibrate --device cuda --out "$OUT/h200-sxm.json"
+  step calibrate 120 "$BIN/mhacfg" calibrate --device cuda --out "$OUT/h200-sxm.json" \
+    --holdout "$BIN/data/h200-holdout-shapes.jsonl" --save-measurements "$OUT/h200-measured.jsonl"
   if [ -s "$OUT/h200-sxm.json" ]; then
     # The CLI's validate flags are the configurator's; override with MHACFG_VALIDATE_ARGS when they differ.
     read -r -a vargs <<<"${MHACFG_VALIDATE_ARGS:---profile $OUT/h200-sxm.json --in $BIN/data/h200-torch.train.jsonl}"

@@ -71,3 +71,14 @@ TEST_CASE("measure_cuda_ceilings measures GEMM rate and copy bandwidth", "[cuda]
   CHECK(c.read_bytes_per_s > 1e11);
   CHECK(!c.device.empty());
 }
+
+TEST_CASE("every shape the H200 check measures has a CUDA kernel", "[cuda]") {
+  // The calibration grid lives in the configurator; here the held-out file the device script passes
+  // to calibrate --holdout, checked on the host (supports() needs no device).
+  const auto records = mhacfg::read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-holdout-shapes.jsonl");
+  REQUIRE(records.size() >= 20);
+  for (const auto& r : records) {
+    INFO(r.json.dump());
+    CHECK(mhacfg::kernels::cuda_unsupported_reason(r).empty());
+  }
+}
