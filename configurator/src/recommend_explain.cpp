@@ -121,9 +121,14 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
     rationale(r, all, designs[i]);
     r.ranked.push_back(designs[i]);
   }
-  for (auto& p : r.pareto)  // frontier members that represent a ranked design carry its rank
+  // Frontier members carry the rank of their design class (variant, head_dim, MLA ranks).
+  auto same_class = [](const AttentionSpec& a, const AttentionSpec& b) {
+    return a.variant == b.variant && a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim &&
+           a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank;
+  };
+  for (auto& p : r.pareto)
     for (const auto& c : designs)
-      if (design_name(c.spec.attention) == design_name(p.spec.attention)) p.rank = c.rank;
+      if (same_class(c.spec.attention, p.spec.attention)) p.rank = c.rank;
   std::sort(r.pareto.begin(), r.pareto.end(), [](const Candidate& a, const Candidate& b) {
     return a.counts.kv_cache.bytes_per_token < b.counts.kv_cache.bytes_per_token;
   });
