@@ -1,0 +1,221 @@
+// Record -> kernel call: which CPU kernel runs which record, and what "bf16" means on the CPU.
+//
+// dtype fp32: fp32 storage and compute everywhere.
+// dtype bf16: bf16 K/V cache (MLA: bf16 latent) with fp32 compute, for decode attention and decode
+//   attention blocks. Prefill and GEMM records in bf16 are unsupported: Eigen has no bf16 GEMM, and
+//   timing fp32 under a bf16 label would misreport the shape.
+#include "cpu_calls.hpp"
+
+#include <memory>
+#include <type_traits>
+
+#include "inputs.hpp"
+#include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cpu/decode_attention.hpp"
+#include "mhacfg/kernels/cpu/gemm.hpp"
+#include "mhacfg/kernels/cpu/mla_decode.hpp"
+#include "mhacfg/kernels/cpu/prefill_attention.hpp"
+
+namespace mhacfg::kernels::detail {
+
+namespace {
+
+using cpu::bf16_bits;
+
+std::string attention_reason(const AttentionShape& s, Phase phase, DType dtype) {
+  if (phase == Phase::prefill) {
+    if (dtype != DType::fp32)
+      return "dtype = " + std::string(to_string(dtype)) +
+             ": CPU prefill computes and stores in fp32 only (Eigen has no bf16 GEMM; bf16 on the CPU is a "
+             "decode K/V cache format); use dtype fp32";
+    return cpu::prefill_attention_unsupported_reason(s);
+  }
+  return s.is_mla() ? cpu::mla_decode_unsupported_reason(s, dtype) : cpu::decode_attention_unsupported_reason(s, dtype);
+}
+
+// Q, K/V (or latent) and O of one attention call, K/V in KvT.
+template <class KvT>
+struct AttentionBuffers {
+  Buffer<float> q, o;
+  Buffer<KvT> k, v;  // v unused for MLA (the latent is k)
+
+  AttentionBuffers(const AttentionShape& s, int threads) {
+    const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, "attention inputs");
+    const std::int64_t tokens = mul(s.batch, s.kv_len, "attention inputs");
+    q = random_buffer<float>(mul(q_rows, s.qk_dim(), "attention inputs"), 1, threads);
+    o = Buffer<float>(mul(q_rows, s.v_dim(), "attention inputs"));
+    if (s.is_mla()) {
+      k = random_buffer<KvT>(mul(tokens, s.qk_dim(), "attention inputs"), 2, threads);
+    } else {
+      k = random_buffer<KvT>(mul(tokens, s.num_kv_heads, s.head_dim, "attention inputs"), 2, threads);
+      v = random_buffer<KvT>(mul(tokens, s.num_kv_heads, s.v_head_dim, "attention inputs"), 3, threads);
+    }
+  }
+
+  void run(const AttentionShape& s, Phase phase, int threads) {
+    if (phase == Phase::prefill) {
+      if constexpr (std::is_same_v<KvT, float>) {
+        cpu::PrefillAttentionParams p;
+        p.shape = s;
+        p.q = q.data();
+        p.k = k.data();
+        p.v = v.data();
+        p.o = o.data();
+        p.threads = threads;
+        cpu::prefill_attention(p);
+      } else {
+        MHACFG_CHECK(false, "prefill with a non-fp32 cache reached the harness");
+      }
+    } else if (s.is_mla()) {
+      cpu::MlaDecodeParams<KvT> p;
+      p.shape = s;
+      p.q = q.data();
+      p.latent = k.data();
+      p.o = o.data();
+      p.threads = threads;
+      cpu::mla_decode(p);
+    } else {
+      cpu::DecodeAttentionParams<KvT> p;
+      p.shape = s;
+      p.q = q.data();
+      p.k = k.data();
+      p.v = v.data();
+      p.o = o.data();
+      p.threads = threads;
+      cpu::decode_attention(p);
+    }
+  }
+};
+
+template <class KvT>
+std::function<void()> prepare_attention(const AttentionShape& s, Phase phase, int threads) {
+  auto bufs = std::make_shared<AttentionBuffers<KvT>>(s, threads);
+  return [bufs, s, phase, threads] { bufs->run(s, phase, threads); };
+}
+
+std::function<void()> prepare_gemm(const GemmShape& g, int threads) {
+  struct State {
+    Buffer<float> a, b, c;
+  };
+  auto st = std::make_shared<State>();
+  st->a = random_buffer<float>(mul(g.m, g.k, "GEMM inputs"), 4, threads);
+  st->b = random_buffer<float>(mul(g.k, g.n, "GEMM inputs"), 5, threads);
+  st->c = Buffer<float>(mul(g.m, g.n, "GEMM inputs"));
+  return [st, g, threads] { cpu::gemm({g, st->a.data(), st->b.data(), st->c.data(), threads}); };
+}
+
+// Attention block: x [tokens, d_model] -> fused QKV GEMM -> Q and the new K/V rows written into the
+// cache (the last q_len positions) -> attention -> O GEMM [tokens, num_q_heads * v_head_dim] x
+// [num_q_heads * v_head_dim, d_model].
+template <class KvT>
+struct BlockState {
+  AttentionShape s;
+  Phase phase;
+  int threads;
+  std::int64_t tokens, d_model, qkv_width;
+  Buffer<float> x, w_qkv, qkv, w_o, y;
+  AttentionBuffers<KvT> attn;
+
+  BlockState(const AttentionShape& shape, Phase ph, std::int64_t dm, int th)
+      : s(shape), phase(ph), threads(th), attn(shape, th) {
+    tokens = mul(s.batch, s.q_len, "attention block inputs");
+    d_model = dm;
+    qkv_width = add(mul(s.num_q_heads + s.num_kv_heads, s.head_dim, "attention block inputs"),
+                    mul(s.num_kv_heads, s.v_head_dim, "attention block inputs"), "attention block inputs");
+    const std::int64_t o_width = mul(s.num_q_heads, s.v_head_dim, "attention block inputs");
+    x = random_buffer<float>(mul(tokens, d_model, "attention block inputs"), 6, threads);
+    w_qkv = random_buffer<float>(mul(d_model, qkv_width, "attention block inputs"), 7, threads);
+    qkv = Buffer<float>(mul(tokens, qkv_width, "attention block inputs"));
+    w_o = random_buffer<float>(mul(o_width, d_model, "attention block inputs"), 8, threads);
+    y = Buffer<float>(mul(tokens, d_model, "attention block inputs"));
+  }
+
+  void run() {
+    cpu::gemm({{tokens, qkv_width, d_model}, x.data(), w_qkv.data(), qkv.data(), threads});
+    const std::int64_t q_width = s.num_q_heads * s.head_dim, k_width = s.num_kv_heads * s.head_dim;
+    const std::int64_t v_width = s.num_kv_heads * s.v_head_dim;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t t = 0; t < tokens; ++t) {
+      const std::int64_t b = t / s.q_len, i = t % s.q_len, pos = s.kv_len - s.q_len + i;
+      const float* row = qkv.data() + t * qkv_width;
+      std::copy_n(row, q_width, attn.q.data() + t * q_width);
+      store(row + q_width, attn.k.data() + (b * s.kv_len + pos) * k_width, k_width);
+      store(row + q_width + k_width, attn.v.data() + (b * s.kv_len + pos) * v_width, v_width);
+    }
+    attn.run(s, phase, threads);
+    cpu::gemm({{tokens, d_model, s.num_q_heads * s.v_head_dim}, attn.o.data(), w_o.data(), y.data(), threads});
+  }
+
+  static void store(const float* from, KvT* to, std::int64_t n) {
+    if constexpr (std::is_same_v<KvT, float>)
+      std::copy_n(from, n, to);
+    else
+      cpu::fp32_to_bf16(from, to, n);
+  }
+};
+
+template <class KvT>
+std::function<void()> prepare_block(const MeasurementRecord& r, int threads) {
+  auto st = std::make_shared<BlockState<KvT>>(r.attention, r.phase, r.d_model, threads);
+  return [st] { st->run(); };
+}
+
+}  // namespace
+
+std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
+  switch (r.op) {
+    case OpKind::gemm:
+      if (r.dtype != DType::fp32)
+        return "dtype = " + std::string(to_string(r.dtype)) +
+               ": CPU GEMMs run in fp32 only (Eigen has no bf16 GEMM); use dtype fp32";
+      return cpu::gemm_unsupported_reason(r.gemm);
+    case OpKind::attention:
+      return attention_reason(r.attention, r.phase, r.dtype);
+    case OpKind::attention_block:
+      if (r.d_model < 1) return "d_model = " + std::to_string(r.d_model) + ": must be at least 1";
+      if (r.attention.is_mla())
+        return "kv_lora_rank = " + std::to_string(r.attention.kv_lora_rank) +
+               ": attention blocks are MHA/GQA/MQA (fused QKV projection)";
+      return attention_reason(r.attention, r.phase, r.dtype);
+  }
+  return "op = " + std::string(to_string(r.op)) + ": unknown to the CPU harness";
+}
+
+std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
+  if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
+  const AttentionShape& s = r.attention;
+  // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window.
+  AttentionShape cache = s;
+  cache.window = 0;
+  const char* what = "harness buffers";
+  const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, what);
+  std::int64_t bytes = add(attention_kv_bytes(cache, r.dtype), mul(q_rows, 4 * (s.qk_dim() + s.v_dim()), what), what);
+  if (r.op == OpKind::attention_block) {
+    const std::int64_t tokens = mul(s.batch, s.q_len, what);
+    const std::int64_t qkv_width = add(mul(add(s.num_q_heads, s.num_kv_heads, what), s.head_dim, what),
+                                       mul(s.num_kv_heads, s.v_head_dim, what), what);
+    const std::int64_t o_width = mul(s.num_q_heads, s.v_head_dim, what);
+    // x and y [tokens, d_model], the QKV output [tokens, qkv_width], the two weight matrices.
+    const std::int64_t activations = add(mul(2 * tokens, r.d_model, what), mul(tokens, qkv_width, what), what);
+    const std::int64_t weights = mul(r.d_model, add(qkv_width, o_width, what), what);
+    bytes = add(bytes, mul(4, add(activations, weights, what), what), what);
+  }
+  return bytes;
+}
+
+std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads) {
+  if (std::string why = cpu_call_unsupported_reason(r); !why.empty()) throw InputError(why);
+  switch (r.op) {
+    case OpKind::gemm:
+      return prepare_gemm(r.gemm, threads);
+    case OpKind::attention:
+      return r.dtype == DType::bf16 ? prepare_attention<bf16_bits>(r.attention, r.phase, threads)
+                                    : prepare_attention<float>(r.attention, r.phase, threads);
+    case OpKind::attention_block:
+      return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads) : prepare_block<float>(r, threads);
+  }
+  MHACFG_CHECK(false, "unknown OpKind");
+}
+
+}  // namespace mhacfg::kernels::detail

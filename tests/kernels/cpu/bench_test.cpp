@@ -1,0 +1,142 @@
+// The CPU harness (kernels/bench, bench.hpp): records are timed with positive times and a
+// non-negative spread, unsupported records say why, and the device name comes from /proc/cpuinfo.
+#include "mhacfg/kernels/bench.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg::kernels {
+namespace {
+
+BenchOptions quick() {
+  BenchOptions o;
+  o.threads = 2;
+  o.repetitions = 3;
+  o.min_time_s = 0.002;
+  return o;
+}
+
+MeasurementRecord attention(Phase phase, std::int64_t q_len, std::int64_t kv_len, DType dtype) {
+  MeasurementRecord r;
+  r.op = OpKind::attention;
+  r.phase = phase;
+  r.dtype = dtype;
+  r.attention.batch = 1;
+  r.attention.q_len = q_len;
+  r.attention.kv_len = kv_len;
+  r.attention.num_q_heads = 8;
+  r.attention.num_kv_heads = 2;
+  r.attention.head_dim = r.attention.v_head_dim = 64;
+  r.attention.causal = phase == Phase::prefill;
+  return r;
+}
+
+void check_measurement(const MeasurementRecord& r) {
+  INFO(record_to_json(r).dump());
+  REQUIRE(cpu_unsupported_reason(r).empty());
+  const Measurement m = measure_cpu(r, quick());
+  CHECK(m.time_ms > 0);
+  CHECK(m.spread >= 0);
+  CHECK(m.repetitions == 3);
+  CHECK(m.backend == "mhacfg-cpu");
+  CHECK(!m.device.empty());
+}
+
+TEST_CASE("the CPU harness times a GEMM record", "[kernels][cpu][bench]") {
+  MeasurementRecord r;
+  r.op = OpKind::gemm;
+  r.gemm = {64, 96, 80};
+  r.dtype = DType::fp32;
+  check_measurement(r);
+}
+
+TEST_CASE("the CPU harness times attention records of every kernel", "[kernels][cpu][bench]") {
+  check_measurement(attention(Phase::prefill, 129, 129, DType::fp32));
+  check_measurement(attention(Phase::decode, 1, 1000, DType::bf16));
+  MeasurementRecord mla = attention(Phase::decode, 2, 300, DType::fp32);
+  mla.attention.num_q_heads = 16;
+  mla.attention.num_kv_heads = 1;
+  mla.attention.kv_lora_rank = 64;
+  mla.attention.rope_head_dim = 16;
+  mla.attention.head_dim = 80;
+  mla.attention.v_head_dim = 64;
+  check_measurement(mla);
+}
+
+TEST_CASE("the CPU harness times attention blocks", "[kernels][cpu][bench]") {
+  MeasurementRecord r = attention(Phase::prefill, 33, 65, DType::fp32);
+  r.op = OpKind::attention_block;
+  r.d_model = 256;
+  check_measurement(r);
+  r.phase = Phase::decode;
+  r.attention.q_len = 1;
+  r.attention.causal = false;
+  r.dtype = DType::bf16;
+  check_measurement(r);
+}
+
+TEST_CASE("the CPU harness names what it cannot run", "[kernels][cpu][bench]") {
+  const MeasurementRecord bf16_prefill = attention(Phase::prefill, 64, 64, DType::bf16);
+  CHECK_THAT(cpu_unsupported_reason(bf16_prefill), Catch::Contains("dtype = bf16"));
+  CHECK_THROWS_AS(measure_cpu(bf16_prefill, quick()), InputError);
+
+  MeasurementRecord fp8_gemm;
+  fp8_gemm.op = OpKind::gemm;
+  fp8_gemm.dtype = DType::fp8;
+  CHECK_THAT(cpu_unsupported_reason(fp8_gemm), Catch::Contains("dtype = fp8"));
+
+  CHECK_THAT(cpu_unsupported_reason(attention(Phase::decode, 16, 1000, DType::fp32)), Catch::Contains("q_len = 16"));
+
+  MeasurementRecord huge = attention(Phase::decode, 1, std::int64_t{1} << 40, DType::fp32);
+  CHECK_THAT(cpu_unsupported_reason(huge), Catch::Contains("kv_len = 1099511627776"));
+  MeasurementRecord overflowing = attention(Phase::decode, 1, std::int64_t{1} << 60, DType::fp32);
+  CHECK_THAT(cpu_unsupported_reason(overflowing), Catch::Contains("overflow"));
+
+  BenchOptions no_threads = quick();
+  no_threads.threads = 0;
+  CHECK_THROWS_AS(measure_cpu(attention(Phase::decode, 1, 100, DType::fp32), no_threads), InputError);
+}
+
+TEST_CASE("the CPU device name is the model name", "[kernels][cpu][bench]") {
+  CHECK(!cpu_device_name().empty());
+}
+
+TEST_CASE("the CPU ceilings are measured", "[kernels][cpu][bench]") {
+  const Ceilings c = measure_cpu_ceilings(quick());
+  CHECK(c.gemm_flop_per_s > 0);
+  CHECK(c.read_bytes_per_s > 0);
+  CHECK(c.device == cpu_device_name());
+}
+
+// The CLI writes JSON to stdout, so the harness (and Google Benchmark under it) must not print there.
+TEST_CASE("the CPU harness prints nothing to stdout", "[kernels][cpu][bench]") {
+  MeasurementRecord r;
+  r.op = OpKind::gemm;
+  r.gemm = {32, 32, 32};
+  r.dtype = DType::fp32;
+  std::fflush(stdout);
+  std::cout.flush();
+  std::FILE* capture = std::tmpfile();
+  REQUIRE(capture != nullptr);
+  const int saved = dup(1);
+  REQUIRE(saved >= 0);
+  dup2(fileno(capture), 1);
+  measure_cpu(r, quick());
+  std::fflush(stdout);
+  std::cout.flush();
+  dup2(saved, 1);
+  close(saved);
+  std::fseek(capture, 0, SEEK_END);
+  const long printed = std::ftell(capture);
+  std::fclose(capture);
+  CHECK(printed == 0);
+}
+
+}  // namespace
+}  // namespace mhacfg::kernels
