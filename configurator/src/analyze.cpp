@@ -127,8 +127,9 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   r.json.update(counts_json(c));
 
   const AttentionSpec& a = m.attention;
-  std::string attn = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q/" +
-                     std::to_string(a.num_kv_heads) + "kv x " + std::to_string(a.head_dim);
+  std::string attn = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q" +
+                     (a.variant == AttentionVariant::mla ? "" : "/" + std::to_string(a.num_kv_heads) + "kv") + " x " +
+                     std::to_string(a.head_dim);
   if (a.v_head_dim != a.head_dim) attn += " (v " + std::to_string(a.v_head_dim) + ")";
   if (a.variant == AttentionVariant::mla)
     attn += ", kv_lora_rank " + std::to_string(a.mla.kv_lora_rank) + " + rope " + std::to_string(a.mla.rope_head_dim) +

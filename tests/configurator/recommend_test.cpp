@@ -148,7 +148,7 @@ TEST_CASE("quality rules follow the published ablations", "[recommend][quality]"
   CHECK(assess_quality(mla).level == RiskLevel::high);
 }
 
-TEST_CASE("--quality bounds the risk of every ranked candidate", "[recommend][quality]") {
+TEST_CASE("the quality tolerance bounds the risk of every ranked candidate", "[recommend][quality]") {
   for (auto q : {QualityTolerance::conservative, QualityTolerance::balanced, QualityTolerance::aggressive}) {
     RecommendOptions o = shape(4096, 32, 8192);
     o.quality = q;
