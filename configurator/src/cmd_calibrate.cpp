@@ -1,7 +1,9 @@
 // `mhacfg calibrate`, `bench`, `predict` and `validate`: the calibration loop.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -38,9 +40,11 @@ std::string utc_now() {
   return buf;
 }
 
+// One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
+// 8.5 % (median over decode shapes) against 2.3 % with one, too much noise for a 5 % model.
 kernels::BenchOptions bench_options(const ParsedArgs& a) {
   kernels::BenchOptions o;
-  o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.threads = 1;
   if (auto v = a.opt_int("threads")) o.threads = static_cast<int>(std::min<std::int64_t>(*v, 1024));
   if (auto v = a.opt_int("repetitions")) o.repetitions = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   if (auto v = a.opt_str("min-time")) o.min_time_s = parse_double("--min-time", *v, 0.0, 60.0);
@@ -60,33 +64,51 @@ struct Progress {
 
 std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
 
-// Measures records (all checked for support first), returning them as timed JSON records.
+// Measures records (all checked for support first) in interleaved rounds: each round times every
+// record once, so the slow and fast phases of a shared machine fall on all records alike instead of
+// on whichever shape ran then. time_ms is the median over rounds, time_spread (p75 - p25) / median.
 std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
                                                const std::string& name, const kernels::BenchOptions& o) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::string why = unsupported_reason(d, in[i]);
     if (!why.empty()) throw InputError(where(name, i), in[i].json.dump(), "no " + d.label + " kernel supports it: " + why);
   }
-  std::vector<MeasurementRecord> out;
+  const int rounds = std::max(1, o.repetitions);
+  kernels::BenchOptions once = o;
+  once.repetitions = 1;
+  std::vector<std::vector<double>> samples(in.size());
+  std::vector<kernels::Measurement> last(in.size());
   const Progress progress;
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      progress.step(round * in.size() + i + 1, rounds * in.size(), in[i].op_class());
+      last[i] = measure(d, in[i], once);
+      samples[i].push_back(last[i].time_ms);
+    }
+  progress.done();
+  std::vector<MeasurementRecord> out;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    progress.step(i + 1, in.size(), in[i].op_class());
-    const kernels::Measurement m = measure(d, in[i], o);
+    std::vector<double> v = samples[i];
+    std::sort(v.begin(), v.end());
+    auto q = [&](double f) {
+      const double pos = f * double(v.size() - 1);
+      const std::size_t lo = static_cast<std::size_t>(pos), hi = std::min(lo + 1, v.size() - 1);
+      return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+    };
     MeasurementRecord r = in[i];
-    r.time_ms = m.time_ms;
-    r.backend = m.backend;
-    r.device = m.device;
+    r.time_ms = q(0.5);
+    r.backend = last[i].backend;
+    r.device = last[i].device;
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
-    j["time_ms"] = m.time_ms;
-    j["time_spread"] = m.spread;
-    j["repetitions"] = m.repetitions;
-    j["backend"] = m.backend;
-    j["device"] = m.device;
+    j["time_ms"] = *r.time_ms;
+    j["time_spread"] = (q(0.75) - q(0.25)) / *r.time_ms;
+    j["repetitions"] = rounds;
+    j["backend"] = r.backend;
+    j["device"] = r.device;
     if (!d.cuda) j["threads"] = o.threads;
     r.json = std::move(j);
     out.push_back(std::move(r));
   }
-  progress.done();
   return out;
 }
 
@@ -118,7 +140,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
   d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
       ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
-      ("threads", po::value<std::string>(), "CPU threads (default: all cores)")
+      ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "timed repetitions per record (default 7)")
       ("min-time", po::value<std::string>(), "seconds each repetition runs at least (default 0.02)")
       ("help,h", "this help");
@@ -145,9 +167,10 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("quick", "with --device: the short grid (within 60 s on 2 cores)")
       ("holdout", po::value<std::string>(), "records to validate on: measured with --device, timed with --from")
       ("save-measurements", po::value<std::string>(), "with --device: write the measured grid (JSON Lines)")
+      ("save-holdout", po::value<std::string>(), "with --device --holdout: write the measured held-out shapes")
       ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
       ("out", po::value<std::string>(), "profile JSON to write")
-      ("threads", po::value<std::string>(), "CPU threads (default: all cores)")
+      ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "timed repetitions per shape")
       ("min-time", po::value<std::string>(), "seconds each repetition runs at least");
   add_format_option(d, kSummaryFormats);
@@ -182,14 +205,30 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       add_validation(p, select_records(read_records(*h), backends), "held-out records in " + *h);
   } else {
     const DeviceChoice dev = parse_device(a.str("device"));
-    const kernels::BenchOptions o = bench_options(a);
     const bool quick = a.has("quick");
+    kernels::BenchOptions o = bench_options(a);
+    if (quick && !a.has("repetitions")) o.repetitions = 5;  // five interleaved rounds fit the 60 s budget
     const auto t0 = std::chrono::steady_clock::now();
-    const kernels::Ceilings ceil = measure_ceilings(dev, o);
+    // Ceilings before and after the kernels (their geometric mean is quoted); the held-out shapes
+    // are measured in the same interleaved rounds as the grid, so both see the same machine.
+    const kernels::Ceilings before = measure_ceilings(dev, o);
     const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
-    std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
-    const auto measured = measure_records(dev, grid, "grid", o);
-    const auto checks = measure_records(dev, {speed_check_prefill(gd), speed_check_decode(gd)}, "speed check", o);
+    std::vector<MeasurementRecord> all = calibration_grid(gd, quick);
+    const std::size_t grid_size = all.size();
+    all.push_back(speed_check_prefill(gd));
+    all.push_back(speed_check_decode(gd));
+    std::vector<MeasurementRecord> holdout_in;
+    if (auto h = a.opt_str("holdout")) holdout_in = read_records(*h);
+    all.insert(all.end(), holdout_in.begin(), holdout_in.end());
+    const auto timed = measure_records(dev, all, "grid", o);
+    const kernels::Ceilings after = measure_ceilings(dev, o);
+    kernels::Ceilings ceil = before;
+    ceil.gemm_flop_per_s = std::sqrt(before.gemm_flop_per_s * after.gemm_flop_per_s);
+    ceil.read_bytes_per_s = std::sqrt(before.read_bytes_per_s * after.read_bytes_per_s);
+    const std::vector<MeasurementRecord> measured(timed.begin(), timed.begin() + static_cast<std::ptrdiff_t>(grid_size));
+    const std::vector<MeasurementRecord> checks(timed.begin() + static_cast<std::ptrdiff_t>(grid_size),
+                                                timed.begin() + static_cast<std::ptrdiff_t>(grid_size + 2));
+    const std::vector<MeasurementRecord> held(timed.begin() + static_cast<std::ptrdiff_t>(grid_size + 2), timed.end());
     const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
     const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
     const std::string name = device_name(dev);
@@ -221,9 +260,9 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                        {"decode_kv_bytes_per_s", decode_bw},
                        {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
                        {"decode_shape", checks[1].json}});
-    if (auto h = a.opt_str("holdout")) {
-      const auto held = measure_records(dev, read_records(*h), *h, o);
-      add_validation(p, held, "held-out shapes in " + *h + " measured in the same run");
+    if (!held.empty()) {
+      add_validation(p, held, "held-out shapes in " + a.str("holdout") + ", measured in the same rounds as the grid");
+      if (auto hs = a.opt_str("save-holdout")) write_records(*hs, json_lines(held));
     }
     if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,15 +12,18 @@
 
 namespace mhacfg {
 
-FitSpec fit_spec_for(const std::string& op_class) {
+FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
   FitSpec s;
+  s.cache = warm_cache;
   if (op_class == "attention/prefill") {
-    // Compute-bound: head_dim efficiency, causal masking cost and the one-wave span term.
-    s.head_dim_scale = s.causal_factor = s.slots = true;
+    // Compute-bound: head_dim and rows efficiency, causal masking cost and the one-wave span term.
+    s.head_dim_scale = s.causal_factor = s.slots = s.rows_half = true;
     s.bw = false;
   } else {
-    // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the device.
+    // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
+    // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
     s.stream_exponent = true;
+    s.rows_half = true;
   }
   return s;
 }
@@ -63,10 +66,17 @@ Layout layout(const FitSpec& s) {
   if (s.causal_factor) l.fields.push_back(&OpModel::causal_factor);
   if (s.slots) l.fields.push_back(&OpModel::slots);
   if (s.stream_exponent) l.fields.push_back(&OpModel::stream_exponent);
+  if (s.rows_half) l.fields.push_back(&OpModel::rows_half);
+  if (s.cache) {
+    l.fields.push_back(&OpModel::cache_bytes);
+    l.fields.push_back(&OpModel::cache_bw_bytes_per_s);
+  }
   return l;
 }
 
-// Ceilings the fitted rates may not exceed (10 % above the spec, for spec rounding); 0 = no cap.
+// Ceilings the fitted rates may not exceed: 4 x the spec. Fitted rates are marginal costs, not
+// ceilings (a CPU decode kernel that overlaps compute with prefetched reads shows 3 x the bandwidth
+// of a plain single-thread read loop); the cap only stops absurd extrapolation. 0 = no cap.
 struct Caps {
   double peak = 0;
   double bw = 0;
@@ -197,7 +207,8 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   // Fewer records than parameters: fit the scales only.
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
-    spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = false;
+    spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
+        spec.cache = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -205,13 +216,17 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const double units = ceilings.compute_units > 0 ? double(ceilings.compute_units) : 16.0;
   Caps caps;
   if (!ceilings.peak_flop_per_s.empty())
-    for (const auto& [dtype, v] : ceilings.peak_flop_per_s) caps.peak = std::max(caps.peak, 1.1 * v);
-  if (ceilings.mem_bw_bytes_per_s > 0) caps.bw = 1.1 * ceilings.mem_bw_bytes_per_s;
+    for (const auto& [dtype, v] : ceilings.peak_flop_per_s) caps.peak = std::max(caps.peak, 4.0 * v);
+  if (ceilings.mem_bw_bytes_per_s > 0) caps.bw = 4.0 * ceilings.mem_bw_bytes_per_s;
 
   // Compute and memory phases either overlap (max) or not (sum): each class gets the better fit.
   Fitted best;
+  // Starts: both overlap modes, three rate scales, two span slot counts, and for the cache term
+  // three capacities (the LM step is local; kinks of max() and min() need several starts).
+  const std::vector<double> caches = spec.cache ? std::vector<double>{16e6, 64e6, 256e6} : std::vector<double>{0};
   for (bool overlap : {false, true})
   for (double scale : {1.0, 0.5, 2.0})
+  for (double cache : caches)
     for (double span_units : {units, 2 * units}) {
       OpModel init = base;
       init.overlap = overlap;
@@ -220,6 +235,9 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
       init.bw_bytes_per_s = spec.bw ? bw * 1.2 * scale : base.bw_bytes_per_s;
       init.half_streams = spec.half_streams ? (spec.slots ? 30.0 : 4.0) * scale : 0;
       init.stream_exponent = 1.0;
+      init.rows_half = spec.rows_half ? 4.0 : 0;
+      init.cache_bytes = cache;
+      init.cache_bw_bytes_per_s = spec.cache ? bw * 2 : 0;
       init.head_dim_scale = spec.head_dim_scale ? 40.0 * scale : 0;
       init.causal_factor = spec.causal_factor ? 0.05 : 0;
       init.slots = spec.slots ? span_units : 0;
@@ -245,7 +263,7 @@ std::vector<double> apes(const OpModel& m, const std::vector<Sample>& xs) {
 }  // namespace
 
 OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
-                   const SpecCeilings& ceilings, bool cross_validate) {
+                   const SpecCeilings& ceilings, bool cross_validate, bool warm_cache) {
   if (records.size() < 3)
     throw InputError("records", op_class, "need at least 3 timed records to fit an op class, got " + std::to_string(records.size()));
   std::vector<Sample> xs;
@@ -258,7 +276,7 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
       else it->second = {std::min(it->second.first, value), std::max(it->second.second, value)};
     }
   }
-  const FitSpec spec = fit_spec_for(op_class);
+  const FitSpec spec = fit_spec_for(op_class, warm_cache);
   out.model = fit_samples(xs, spec, ceilings).model;
   out.records = static_cast<std::int64_t>(xs.size());
   const ErrorStats fit = error_stats(apes(out.model, xs));
@@ -289,7 +307,8 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
   }
   if (by_class.empty()) throw InputError("records", "(none)", "no attention or gemm records to fit");
   profile.ops.clear();
-  for (const auto& [cls, rs] : by_class) profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate);
+  for (const auto& [cls, rs] : by_class)
+    profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate, profile.kind == "cpu");
   profile.source = "measured";
   // The calibrated points themselves, for rooflines in reports.
   nlohmann::json points = nlohmann::json::array();

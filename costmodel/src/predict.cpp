@@ -8,7 +8,7 @@
 namespace mhacfg {
 
 RangePoint range_point(const OpFeatures& f) {
-  RangePoint p = {{"flop", f.flop}, {"bytes", f.bytes}, {"parallel_units", f.streams}};
+  RangePoint p = {{"flop", f.flop}, {"bytes", f.bytes}, {"parallel_units", f.streams}, {"rows", f.rows}};
   if (f.head_dim > 0) p.emplace_back("head_dim", f.head_dim);
   return p;
 }

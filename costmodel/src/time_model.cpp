@@ -29,7 +29,13 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   // Decode kernels parallelise over sequences and KV heads (each streams its K/V); prefill kernels
   // over query tiles of every head.
   const std::int64_t tiles = (s.q_len + attention_tile_rows(s.qk_dim()) - 1) / attention_tile_rows(s.qk_dim());
-  f.streams = static_cast<double>(s.q_len <= kDecodeMaxQueries ? s.batch * s.kv_heads() : s.batch * s.num_q_heads * tiles);
+  const bool decode = s.q_len <= kDecodeMaxQueries;
+  f.streams = static_cast<double>(decode ? s.batch * s.kv_heads() : s.batch * s.num_q_heads * tiles);
+  // Rows multiplied against each K/V tile: the group's queries (decode), or a query tile of every
+  // head in the group (kernels that share K/V tiles across a GQA group; a fit finds r_half near
+  // zero for kernels that do not).
+  const std::int64_t group = s.num_q_heads / s.kv_heads();
+  f.rows = static_cast<double>(group * (decode ? s.q_len : std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()))));
   return f;
 }
 
@@ -38,16 +44,22 @@ OpFeatures op_features(const GemmShape& g, DType dtype) {
   f.flop = static_cast<double>(gemm_flops(g));
   f.bytes = static_cast<double>(gemm_bytes(g, dtype));
   f.streams = static_cast<double>(((g.m + 127) / 128) * ((g.n + 127) / 128));  // 128x128 output tiles
+  f.rows = static_cast<double>(g.m);
   return f;
 }
 
 double predict_seconds(const OpModel& m, const OpFeatures& f) {
   double eta = 1.0;
   if (m.head_dim_scale > 0 && f.head_dim > 0) eta = 1.0 - std::exp(-f.head_dim / m.head_dim_scale);
+  if (m.rows_half > 0) eta *= 1.0 - std::exp(-f.rows / m.rows_half);
   eta /= 1.0 + m.causal_factor * f.causal;
   const double u = m.half_streams > 0 ? 1.0 / (1.0 + std::pow(m.half_streams / f.streams, m.stream_exponent)) : 1.0;
   const double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta * u) : 0.0;
-  const double memory = m.bw_bytes_per_s > 0 ? f.bytes / (m.bw_bytes_per_s * u) : 0.0;
+  double memory = 0.0;
+  if (m.bw_bytes_per_s > 0) {
+    const double cached = m.cache_bytes > 0 && m.cache_bw_bytes_per_s > 0 ? std::min(f.bytes, m.cache_bytes) : 0.0;
+    memory = (cached > 0 ? cached / m.cache_bw_bytes_per_s : 0.0) + (f.bytes - cached) / (m.bw_bytes_per_s * u);
+  }
   const double span = m.slots > 0 && m.peak_flop_per_s > 0 ? f.unit_flop * m.slots / (m.peak_flop_per_s * eta) : 0.0;
   const double body = m.overlap ? std::max(compute, memory) : compute + memory;
   return m.t0_s + std::max(body, span);
@@ -70,6 +82,9 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"bw_bytes_per_s", m.bw_bytes_per_s},
           {"half_streams", m.half_streams},
           {"stream_exponent", m.stream_exponent},
+          {"rows_half", m.rows_half},
+          {"cache_bytes", m.cache_bytes},
+          {"cache_bw_bytes_per_s", m.cache_bw_bytes_per_s},
           {"overlap", m.overlap}};
 }
 
@@ -89,6 +104,9 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.bw_bytes_per_s = get("bw_bytes_per_s");
   m.half_streams = get("half_streams");
   m.stream_exponent = f.optional_number("stream_exponent").value_or(1.0);
+  m.rows_half = get("rows_half");
+  m.cache_bytes = get("cache_bytes");
+  m.cache_bw_bytes_per_s = get("cache_bw_bytes_per_s");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)

@@ -14,9 +14,11 @@ namespace mhacfg {
 // Which parameters of OpModel a class fits; the rest stay at their initial value (or zero).
 struct FitSpec {
   bool t0 = true, peak = true, head_dim_scale = false, causal_factor = false, slots = false, bw = true, half_streams = true,
-       stream_exponent = false;
+       stream_exponent = false, rows_half = false, cache = false;
 };
-FitSpec fit_spec_for(const std::string& op_class);
+// `warm_cache`: the timings repeat a call on the same inputs without flushing caches (the CPU
+// harness), so a cache term is fitted; GPU timings flush L2 between calls.
+FitSpec fit_spec_for(const std::string& op_class, bool warm_cache);
 
 // The op class's features and measured time of one record (attention_block records have no class of
 // their own: they are validated as compositions).
@@ -33,10 +35,11 @@ ErrorStats error_stats(std::vector<double> ape);
 // Fits one op class. `ceilings` seeds the initial guesses (peak FLOP/s, bandwidth, compute units).
 // Throws InputError when there are too few records (fewer than 3).
 OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
-                   const SpecCeilings& ceilings, bool cross_validate = true);
+                   const SpecCeilings& ceilings, bool cross_validate = true, bool warm_cache = false);
 
 // Fits every op class present in `records` (records without time_ms are an error) into `profile`,
-// keeping its name, device, spec and kernels; sets source "measured".
+// keeping its name, device, spec and kernels; sets source "measured". CPU profiles (kind "cpu") are
+// fitted with the warm-cache term.
 void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records, bool cross_validate = true);
 
 }  // namespace mhacfg

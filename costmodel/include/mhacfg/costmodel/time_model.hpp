@@ -1,13 +1,18 @@
 // The calibrated time model of one op (docs/cost-model.md gives the reasons for each term).
 //
-//   T = t0 + max( F / (P * eta * u) (+) B / (BW * u),   F_unit * S / (P * eta) )
-//   eta = (1 - exp(-d / d0)) / (1 + kappa * causal)      compute efficiency of the kernel
+//   T = t0 + max( F / (P * eta * u) (+) M,   F_unit * S / (P * eta) )
+//   eta = (1 - exp(-d / d0)) * (1 - exp(-r / r0)) / (1 + kappa * causal)   compute efficiency
 //   u   = 1 / (1 + (A_half / A)^gamma)                   how well A parallel units fill the device
+//   M   = min(B, C) / BW_cache + max(0, B - C) / (BW * u)                  memory time
 //
 // F and B are costmodel's FLOP and byte counts (ops.hpp), d the Q/K head width, A the independent
 // work units (prefill: query tiles x heads x batch; decode: KV heads x batch; GEMM: output tiles),
 // F_unit the FLOPs of the largest unit (a query tile against its keys) and S the parallel slots: a
-// wave of units cannot finish faster than its longest unit. (+) is a sum (compute and memory phases do not overlap;
+// wave of units cannot finish faster than its longest unit. r is the rows one pass multiplies
+// against the same weights or K/V tile (GEMM m; attention: the group's queries, or query tiles of
+// the whole group where kernels share K/V tiles across a GQA group): matrix-vector work runs far
+// below the matrix-matrix rate. C is the bytes a warm cache serves at BW_cache between repeated
+// calls (CPU timings; GPU timings flush L2, so C = 0). (+) is a sum (compute and memory phases do not overlap;
 // what the fitted data show) or, with `overlap`, a max: a datasheet profile has t0 = 0, eta = u = 1,
 // no span and overlap, the plain roofline.
 #pragma once
@@ -28,6 +33,7 @@ struct OpFeatures {
   double causal = 0;     // 1 for a causal mask over more than one query
   double unit_flop = 0;  // FLOPs of the largest work unit
   double streams = 1;    // independent work units (A)
+  double rows = 1;       // rows per pass (r)
 };
 
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
@@ -48,6 +54,9 @@ struct OpModel {
   double bw_bytes_per_s = 0;   // BW
   double half_streams = 0;     // A_half; 0: one unit fills the device
   double stream_exponent = 1;  // gamma
+  double rows_half = 0;        // r0; 0: no rows dependence
+  double cache_bytes = 0;      // C; 0: every byte from memory
+  double cache_bw_bytes_per_s = 0;
   bool overlap = false;        // max(compute, memory) instead of their sum
 };
 
