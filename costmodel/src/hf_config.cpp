@@ -284,7 +284,9 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
 }
 
 ModelSpec load_hf_config(const std::string& path) {
-  return spec_from_hf_config(parse_json(read_file(path, "--hf-config"), path), path);
+  ModelSpec m = spec_from_hf_config(parse_json(read_file(path, "--hf-config"), path), path);
+  m.name = path.substr(path.find_last_of('/') + 1);  // the file name; errors above name the whole path
+  return m;
 }
 
 }  // namespace mhacfg
