@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -103,34 +104,39 @@ std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
   return l.window > 0 ? std::min(context, l.window) : context;
 }
 
-// Sums f(layer) over layers, evaluating f once per distinct (window, moe) layer kind: models have
-// one to three kinds (Gemma-2 alternates two), however many layers.
-template <typename F>
-std::int64_t sum_layers(const ModelSpec& m, const char* quantity, F f) {
+// The distinct (window, moe) layer kinds and how many layers have each: models have one to three
+// kinds (Gemma-2 alternates two), however many layers. Counting by kind keeps an evaluation cheap.
+struct LayerKinds {
   struct Kind {
     const LayerSpec* layer;
     std::int64_t count;
   };
   std::array<Kind, 8> kinds{};
   std::size_t n = 0;
-  std::int64_t sum = 0;
-  for (const auto& l : m.layers) {
-    std::size_t k = 0;
-    while (k < n && (kinds[k].layer->window != l.window || kinds[k].layer->moe != l.moe)) ++k;
-    if (k < n) {
-      ++kinds[k].count;
-    } else if (n < kinds.size()) {
-      kinds[n++] = {&l, 1};
-    } else {
-      sum = add(sum, f(l), quantity);  // more kinds than slots: evaluate this layer directly
+  std::vector<const LayerSpec*> rest;  // layers beyond eight kinds, counted one by one
+
+  explicit LayerKinds(const ModelSpec& m) {
+    for (const auto& l : m.layers) {
+      std::size_t k = 0;
+      while (k < n && (kinds[k].layer->window != l.window || kinds[k].layer->moe != l.moe)) ++k;
+      if (k < n) ++kinds[k].count;
+      else if (n < kinds.size()) kinds[n++] = {&l, 1};
+      else rest.push_back(&l);
     }
   }
-  for (std::size_t k = 0; k < n; ++k) sum = add(sum, mul(kinds[k].count, f(*kinds[k].layer), quantity), quantity);
-  return sum;
-}
 
-std::int64_t layer_tokens(const ModelSpec& m, std::int64_t context) {
-  return sum_layers(m, kKv, [&](const LayerSpec& l) { return cached_tokens(l, context); });
+  // Sums f(layer) over all layers.
+  template <typename F>
+  std::int64_t sum(const char* quantity, F f) const {
+    std::int64_t total = 0;
+    for (std::size_t k = 0; k < n; ++k) total = add(total, mul(kinds[k].count, f(*kinds[k].layer), quantity), quantity);
+    for (const LayerSpec* l : rest) total = add(total, f(*l), quantity);
+    return total;
+  }
+};
+
+std::int64_t layer_tokens(const LayerKinds& kinds, std::int64_t context) {
+  return kinds.sum(kKv, [&](const LayerSpec& l) { return cached_tokens(l, context); });
 }
 
 std::int64_t moe_layer_count(const ModelSpec& m) {
@@ -161,14 +167,14 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
   return p;
 }
 
-ParamCounts count_params(const ModelSpec& m) {
+static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   ParamCounts p;
   const std::int64_t d = m.d_model;
   p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
   p.lm_head = m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
   p.attention = mul(p.attention_per_layer, m.num_layers(), kParams);
-  p.ffn = sum_layers(m, kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
+  p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
   const std::int64_t moe_layers = moe_layer_count(m);
   p.router = mul(moe_layers, router_params(m), kParams);
   p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
@@ -187,15 +193,15 @@ ParamCounts count_params(const ModelSpec& m) {
   return p;
 }
 
-KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) {
+static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const LayerKinds& kinds) {
   KvCacheCounts kv;
   kv.dtype = w.kv_dtype;
   const std::int64_t elems = kv_elements_per_token_per_layer(m);
   kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
   kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_layers(), kKv), kKv);
-  const std::int64_t full_layers = sum_layers(m, kKv, [](const LayerSpec& l) -> std::int64_t { return l.window == 0; });
+  const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.window == 0; });
   kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
-  kv.layer_tokens = layer_tokens(m, w.context);
+  kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
 
   const AttentionSpec& a = m.attention;
@@ -243,7 +249,7 @@ AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer,
   return s;
 }
 
-FlopCounts count_flops(const ModelSpec& m, const Workload& w) {
+static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const LayerKinds& kinds) {
   FlopCounts f;
   const std::int64_t tokens = mul(w.batch, w.prompt_len, kFlops);
   const std::int64_t attn_w = attention_matmul_weights(m);
@@ -251,10 +257,10 @@ FlopCounts count_flops(const ModelSpec& m, const Workload& w) {
 
   // Prefill: every projection and FFN matmul on each prompt token; the LM head on the last position.
   f.prefill.projections = mul(2 * tokens, attn_w, m.num_layers(), kFlops);
-  f.prefill.attention_core = sum_layers(m, kFlops, [&](const LayerSpec& l) {
+  f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     return attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false));
   });
-  f.prefill.ffn = sum_layers(m, kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
+  f.prefill.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
   f.prefill.lm_head = mul(w.batch, lm_head, kFlops);
   finish(f.prefill);
 
@@ -262,22 +268,27 @@ FlopCounts count_flops(const ModelSpec& m, const Workload& w) {
   // the query, W_UV after attention) cost the same as applying kv_b to the one new token.
   FlopBreakdown& d = f.decode_per_token;
   d.projections = mul(2 * attn_w, m.num_layers(), kFlops);
-  d.attention_core = sum_layers(m, kFlops, [&](const LayerSpec& l) {
+  d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     return attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
-  d.ffn = sum_layers(m, kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
+  d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
   d.lm_head = lm_head;
   finish(d);
   f.decode_step = mul(w.batch, d.total, kFlops);
   return f;
 }
 
+ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }
+KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) { return count_kv_cache(m, w, LayerKinds(m)); }
+FlopCounts count_flops(const ModelSpec& m, const Workload& w) { return count_flops(m, w, LayerKinds(m)); }
+
 ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   validate(w);
+  const LayerKinds kinds(m);
   ModelCounts c;
-  c.params = count_params(m);
-  c.kv_cache = count_kv_cache(m, w);
-  c.flops = count_flops(m, w);
+  c.params = count_params(m, kinds);
+  c.kv_cache = count_kv_cache(m, w, kinds);
+  c.flops = count_flops(m, w, kinds);
 
   // Weights read once per decode step. Routed experts: under uniform routing a MoE layer touches
   // E * (1 - (1 - k/E)^batch) distinct experts in expectation.
