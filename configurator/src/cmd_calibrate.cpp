@@ -187,7 +187,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   Profile p;
   std::vector<std::string> notes;
   if (auto from = a.opt_str("from")) {
-    const auto all = read_records(*from);
+    const auto all = read_records(*from, "--from");
     const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
     const auto records = select_records(all, backends);
     std::string base = a.opt_str("base").value_or("");
@@ -202,7 +202,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                     {"records", records.size()}, {"device", records.front().device}};
     fit_profile(p, records);
     if (auto h = a.opt_str("holdout"))
-      add_validation(p, select_records(read_records(*h), backends), "held-out records in " + *h);
+      add_validation(p, select_records(read_records(*h, "--holdout"), backends), "held-out records in " + *h);
   } else {
     const DeviceChoice dev = parse_device(a.str("device"));
     const bool quick = a.has("quick");
@@ -218,7 +218,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     all.push_back(speed_check_prefill(gd));
     all.push_back(speed_check_decode(gd));
     std::vector<MeasurementRecord> holdout_in;
-    if (auto h = a.opt_str("holdout")) holdout_in = read_records(*h);
+    if (auto h = a.opt_str("holdout")) holdout_in = read_records(*h, "--holdout");
     all.insert(all.end(), holdout_in.begin(), holdout_in.end());
     const auto timed = measure_records(dev, all, "grid", o);
     const kernels::Ceilings after = measure_ceilings(dev, o);

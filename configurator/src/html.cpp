@@ -83,6 +83,7 @@ std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlo
 void emit(const Report& r, Format f, const std::string& out_dir, std::vector<SvgPlot> (*make_plots)(const void*),
           const void* ctx, std::ostream& out) {
   if (f == Format::html) {
+    if (!out_dir.empty()) throw InputError("--out-dir", out_dir, "only used with --format markdown (html is one self-contained page)");
     out << render_html(r, make_plots(ctx));
     return;
   }

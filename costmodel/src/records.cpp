@@ -150,10 +150,10 @@ std::vector<MeasurementRecord> read_records(std::istream& in, const std::string&
   return out;
 }
 
-std::vector<MeasurementRecord> read_records(const std::string& path) {
-  std::istringstream in(read_file(path, "--in"));
+std::vector<MeasurementRecord> read_records(const std::string& path, const std::string& field) {
+  std::istringstream in(read_file(path, field));
   auto records = read_records(in, path);
-  if (records.empty()) throw InputError("--in", path, "holds no records");
+  if (records.empty()) throw InputError(field, path, "holds no records");
   return records;
 }
 

@@ -48,8 +48,9 @@ MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where
 // Builds the JSON of a record from its fields (used when tools create records).
 nlohmann::json record_to_json(const MeasurementRecord& r);
 
-// Reads a JSON Lines file; blank lines are skipped. Throws InputError naming file:line.
-std::vector<MeasurementRecord> read_records(const std::string& path);
+// Reads a JSON Lines file; blank lines are skipped. Throws InputError naming file:line (`field`
+// names the flag the file came from when it cannot be read or holds no records).
+std::vector<MeasurementRecord> read_records(const std::string& path, const std::string& field = "--in");
 std::vector<MeasurementRecord> read_records(std::istream& in, const std::string& name);
 
 // Writes records as JSON Lines, atomically (a temporary file renamed over `path`).
