@@ -65,7 +65,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
       g.push_back(attention(Phase::prefill, 1, 1536, 1536, 8, 8, 128, true, f32));
       g.push_back(attention(Phase::prefill, 2, 512, 512, 16, 2, 128, true, f32));
     }
-    // Decode: batch 1..8, KV 1k..16k, groups 1/2/4/8, head_dim 64/128/256, fp32 and bf16 KV.
+    // Decode: batch 1..8, KV 1k..16k, groups 1/2/4/8/16, head_dim 64/128/256, fp32 and bf16 KV.
     const std::vector<std::int64_t> kvs = quick ? std::vector<std::int64_t>{1024, 16384}
                                                 : std::vector<std::int64_t>{1024, 4096, 16384};
     for (std::int64_t kv : kvs)
@@ -78,6 +78,8 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
         g.push_back(attention(Phase::decode, 4, 1, kv, 16, 2, 128, false, f32));
         g.push_back(attention(Phase::decode, 1, 1, kv, 32, 4, 64, false, f32));
       }
+    g.push_back(attention(Phase::decode, 2, 1, 4096, 16, 1, 128, false, f32));  // groups of 16
+    g.push_back(attention(Phase::decode, 1, 1, 8192, 32, 2, 64, false, f32));
     g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
     g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
     // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.

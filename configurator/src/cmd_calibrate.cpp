@@ -213,22 +213,32 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     // are measured in the same interleaved rounds as the grid, so both see the same machine.
     const kernels::Ceilings before = measure_ceilings(dev, o);
     const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
-    std::vector<MeasurementRecord> all = calibration_grid(gd, quick);
-    const std::size_t grid_size = all.size();
-    all.push_back(speed_check_prefill(gd));
-    all.push_back(speed_check_decode(gd));
+    const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
     std::vector<MeasurementRecord> holdout_in;
     if (auto h = a.opt_str("holdout")) holdout_in = read_records(*h, "--holdout");
-    all.insert(all.end(), holdout_in.begin(), holdout_in.end());
+    // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
+    // different phase of the round), the two large speed checks last (their 1 GiB buffers would
+    // otherwise change the memory the next shapes get).
+    std::vector<MeasurementRecord> all;
+    std::vector<int> role;  // 0 grid, 1 held out, 2 speed check
+    for (std::size_t i = 0, h = 0; i < grid.size(); ++i) {
+      all.push_back(grid[i]);
+      role.push_back(0);
+      while (h < holdout_in.size() && (h + 1) * grid.size() <= (i + 1) * holdout_in.size()) {
+        all.push_back(holdout_in[h++]);
+        role.push_back(1);
+      }
+    }
+    all.push_back(speed_check_prefill(gd));
+    all.push_back(speed_check_decode(gd));
+    role.insert(role.end(), {2, 2});
     const auto timed = measure_records(dev, all, "grid", o);
     const kernels::Ceilings after = measure_ceilings(dev, o);
     kernels::Ceilings ceil = before;
     ceil.gemm_flop_per_s = std::sqrt(before.gemm_flop_per_s * after.gemm_flop_per_s);
     ceil.read_bytes_per_s = std::sqrt(before.read_bytes_per_s * after.read_bytes_per_s);
-    const std::vector<MeasurementRecord> measured(timed.begin(), timed.begin() + static_cast<std::ptrdiff_t>(grid_size));
-    const std::vector<MeasurementRecord> checks(timed.begin() + static_cast<std::ptrdiff_t>(grid_size),
-                                                timed.begin() + static_cast<std::ptrdiff_t>(grid_size + 2));
-    const std::vector<MeasurementRecord> held(timed.begin() + static_cast<std::ptrdiff_t>(grid_size + 2), timed.end());
+    std::vector<MeasurementRecord> measured, held, checks;
+    for (std::size_t i = 0; i < timed.size(); ++i) (role[i] == 0 ? measured : role[i] == 1 ? held : checks).push_back(timed[i]);
     const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
     const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
     const std::string name = device_name(dev);
