@@ -198,7 +198,7 @@ struct Fitted {
   double cost = std::numeric_limits<double>::infinity();
 };
 
-Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings) {
+Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings, DType dtype) {
   // Initial guesses from the data: the best observed rates, the smallest time.
   double peak = 0, bw = 0, tmin = std::numeric_limits<double>::infinity();
   for (const auto& x : xs) {
@@ -221,8 +221,12 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   if (!spec.bw) base.bw_bytes_per_s = std::max(base.bw_bytes_per_s, bw * 4);  // memory term negligible unless fitted
   const double units = ceilings.compute_units > 0 ? double(ceilings.compute_units) : 16.0;
   Caps caps;
-  if (!ceilings.peak_flop_per_s.empty())
-    for (const auto& [dtype, v] : ceilings.peak_flop_per_s) caps.peak = std::max(caps.peak, (spec.cache ? 2.0 : 1.1) * v);
+  // The records' dtype's peak (its matmul rate), else the largest listed.
+  const auto peak_it = ceilings.peak_flop_per_s.find(std::string(to_string(dtype)));
+  double peak_spec = peak_it != ceilings.peak_flop_per_s.end() ? peak_it->second : 0.0;
+  if (peak_spec == 0)
+    for (const auto& [name, v] : ceilings.peak_flop_per_s) peak_spec = std::max(peak_spec, v);
+  caps.peak = (spec.cache ? 2.0 : 1.1) * peak_spec;
   if (ceilings.mem_bw_bytes_per_s > 0) caps.bw = (spec.cache ? 4.0 : 1.1) * ceilings.mem_bw_bytes_per_s;
 
   // Compute and memory phases either overlap (max) or not (sum): each class gets the better fit.
@@ -283,7 +287,8 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
     }
   }
   const FitSpec spec = fit_spec_for(op_class, warm_cache);
-  out.model = fit_samples(xs, spec, ceilings).model;
+  const DType dtype = records.front()->dtype;
+  out.model = fit_samples(xs, spec, ceilings, dtype).model;
   out.records = static_cast<std::int64_t>(xs.size());
   const ErrorStats fit = error_stats(apes(out.model, xs));
   out.fit_median_ape = fit.median_ape;
@@ -293,7 +298,7 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
     for (std::size_t i = 0; i < xs.size(); ++i) {
       std::vector<Sample> rest = xs;
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-      const OpModel m = fit_samples(rest, spec, ceilings).model;
+      const OpModel m = fit_samples(rest, spec, ceilings, dtype).model;
       loo.push_back(std::fabs(predict_seconds(m, xs[i].f) / xs[i].seconds - 1.0));
     }
     const ErrorStats cv = error_stats(loo);
