@@ -82,14 +82,6 @@ Prediction Predictor::record(const MeasurementRecord& r) const {
   MHACFG_CHECK(false, "unknown op kind");
 }
 
-std::string Predictor::basis(const std::string& op_class) const {
-  const auto it = profile_.ops.find(op_class);
-  if (it == profile_.ops.end()) return "uncalibrated roofline";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "calibrated (cross-validated median error %.1f %%)", it->second.cv_median_ape * 100);
-  return buf;
-}
-
 namespace {
 
 struct Accum {

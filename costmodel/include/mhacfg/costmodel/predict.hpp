@@ -33,9 +33,6 @@ class Predictor {
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
 
-  // "calibrated (median error 3.1 %)" or "uncalibrated roofline".
-  std::string basis(const std::string& op_class) const;
-
  private:
   Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
   const Profile& profile_;
