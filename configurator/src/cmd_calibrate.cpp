@@ -64,49 +64,42 @@ struct Progress {
 
 std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
 
-// Measures records (all checked for support first) in interleaved rounds: each round times every
-// record once, so the slow and fast phases of a shared machine fall on all records alike instead of
-// on whichever shape ran then. time_ms is the median over rounds, time_spread (p75 - p25) / median
-// (a single CUDA round reports the harness's own median and spread).
+// Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
+// time_ms the fastest round; CUDA: one harness call per record, time_ms the median of its flushed,
+// event-timed calls. time_spread is (p75 - p25) / median of the repetitions.
 std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
                                                const std::string& name, const kernels::BenchOptions& o) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::string why = unsupported_reason(d, in[i]);
     if (!why.empty()) throw InputError(where(name, i), in[i].json.dump(), "no " + d.label + " kernel supports it: " + why);
   }
-  // CUDA timings are already the median of >= 20 event-timed calls with L2 flushed in between, on a
-  // dedicated device: one round. CPU timings get `repetitions` interleaved rounds.
-  const int rounds = d.cuda ? 1 : std::max(1, o.repetitions);
-  kernels::BenchOptions once = o;
-  if (!d.cuda) once.repetitions = 1;
-  std::vector<std::vector<double>> samples(in.size());
-  std::vector<kernels::Measurement> last(in.size());
   const Progress progress;
-  for (int round = 0; round < rounds; ++round)
+  const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
+    progress.step(done + 1, total, in[i].op_class());
+  };
+  std::vector<kernels::Measurement> ms;
+  if (d.cuda) {
     for (std::size_t i = 0; i < in.size(); ++i) {
-      progress.step(round * in.size() + i + 1, rounds * in.size(), in[i].op_class());
-      last[i] = measure(d, in[i], once);
-      samples[i].push_back(last[i].time_ms);
+      step(i, in.size(), i);
+      ms.push_back(measure(d, in[i], o));
     }
+  } else {
+    ms = kernels::measure_cpu_rounds(in, o, step);
+  }
   progress.done();
   std::vector<MeasurementRecord> out;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    std::vector<double> v = samples[i];
-    std::sort(v.begin(), v.end());
-    auto q = [&](double f) {
-      const double pos = f * double(v.size() - 1);
-      const std::size_t lo = static_cast<std::size_t>(pos), hi = std::min(lo + 1, v.size() - 1);
-      return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
-    };
+    const kernels::Measurement& m = ms[i];
     MeasurementRecord r = in[i];
-    r.time_ms = q(0.5);
-    const double spread = rounds > 1 ? (q(0.75) - q(0.25)) / *r.time_ms : last[i].spread;
-    r.backend = last[i].backend;
-    r.device = last[i].device;
+    r.time_ms = m.time_ms;
+    r.backend = m.backend;
+    r.device = m.device;
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
-    j["time_ms"] = *r.time_ms;
-    j["time_spread"] = spread;
-    j["repetitions"] = rounds > 1 ? rounds : last[i].repetitions;
+    j["time_ms"] = m.time_ms;
+    j["time_statistic"] = m.statistic;
+    j["time_median_ms"] = m.median_ms;
+    j["time_spread"] = m.spread;
+    j["repetitions"] = m.repetitions;
     j["backend"] = r.backend;
     j["device"] = r.device;
     if (!d.cuda) j["threads"] = o.threads;
@@ -145,7 +138,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
       ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "timed repetitions per record (default 7)")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 7; up to 3x more for records whose fastest two disagree by > 3 %)")
       ("min-time", po::value<std::string>(), "seconds each repetition runs at least (default 0.02)")
       ("help,h", "this help");
   if (wants_help(args)) {
@@ -175,7 +168,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
       ("out", po::value<std::string>(), "profile JSON to write")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "timed repetitions per shape")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 7, --quick 5; more for unsettled shapes within the time budget)")
       ("min-time", po::value<std::string>(), "seconds each repetition runs at least");
   add_format_option(d, kSummaryFormats);
   d.add_options()("help,h", "this help");
@@ -211,7 +204,10 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     const DeviceChoice dev = parse_device(a.str("device"));
     const bool quick = a.has("quick");
     kernels::BenchOptions o = bench_options(a);
-    if (quick && !a.has("repetitions")) o.repetitions = 5;  // five interleaved rounds fit the 60 s budget
+    // Five interleaved rounds, then more for the shapes whose fastest rounds disagree, within the
+    // time budget: 60 s in all for --quick, 5 minutes for the full grid.
+    if (quick && !a.has("repetitions")) o.repetitions = 5;
+    o.budget_s = quick ? 38 : 200;
     const auto t0 = std::chrono::steady_clock::now();
     // Ceilings before and after the kernels (their geometric mean is quoted); the held-out shapes
     // are measured in the same interleaved rounds as the grid, so both see the same machine.

@@ -1,5 +1,10 @@
 #include "inputs.hpp"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
+
 namespace mhacfg::kernels::detail {
 
 namespace {
@@ -14,6 +19,24 @@ inline float uniform(std::uint64_t seed, std::uint64_t i) {
 }
 
 }  // namespace
+
+void* allocate_buffer(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  if (bytes < kHuge) {
+    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay 4 KiB
+#endif
+  return p;
+}
+
+void free_buffer(void* p) { std::free(p); }
 
 void fill_random(float* data, std::int64_t n, std::uint64_t seed, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)

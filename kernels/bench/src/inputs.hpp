@@ -10,18 +10,28 @@
 
 namespace mhacfg::kernels::detail {
 
+// Uninitialised memory for n elements, 2 MiB aligned and advised to be backed by transparent huge
+// pages (MADV_HUGEPAGE) when it spans at least one: with 4 KiB pages a kernel streaming a K/V cache
+// larger than the last-level cache also misses the TLB on every page.
+void* allocate_buffer(std::size_t bytes);
+void free_buffer(void* p);
+
 template <class T>
 class Buffer {
  public:
   Buffer() = default;
-  explicit Buffer(std::int64_t n) : n_(n), data_(new T[static_cast<std::size_t>(n)]) {}
+  explicit Buffer(std::int64_t n)
+      : n_(n), data_(static_cast<T*>(allocate_buffer(static_cast<std::size_t>(n) * sizeof(T)))) {}
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   std::int64_t size() const { return n_; }
 
  private:
+  struct Free {
+    void operator()(T* p) const { free_buffer(p); }
+  };
   std::int64_t n_ = 0;
-  std::unique_ptr<T[]> data_;
+  std::unique_ptr<T, Free> data_;
 };
 
 // Fills with uniform values in [-1, 1), a different stream per seed.

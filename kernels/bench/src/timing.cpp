@@ -41,7 +41,7 @@ double quantile(std::vector<double> values, double q) {
   return values[lo] + (at - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
-Timing time_call(const std::string& name, const std::function<void()>& call, const BenchOptions& o) {
+Timing time_call(const std::string& name, const std::function<void()>& call, const BenchOptions& o, double warmup_s) {
   if (o.repetitions < 1) throw InputError("repetitions", std::to_string(o.repetitions), "must be at least 1");
   if (!(o.min_time_s > 0)) throw InputError("min_time_s", std::to_string(o.min_time_s), "must be positive");
   // A fixed name free of regex metacharacters; it is the only benchmark run.
@@ -52,7 +52,7 @@ Timing time_call(const std::string& name, const std::function<void()>& call, con
                                })
       ->Repetitions(o.repetitions)
       ->UseRealTime()
-      ->MinWarmUpTime(o.min_time_s)
+      ->MinWarmUpTime(warmup_s < 0 ? o.min_time_s : warmup_s)
       ->MinTime(o.min_time_s)
       ->ReportAggregatesOnly(false);
   CollectingReporter reporter;

@@ -17,10 +17,12 @@ struct Timing {
   double spread = 0;  // (p75 - p25) / median
 };
 
-// Times `call`. Registers and runs one benchmark, then clears Google Benchmark's registry (so a
-// host program must register its own benchmarks after calling this). Throws RuntimeFailure if the
-// benchmark reports an error or no repetitions.
-Timing time_call(const std::string& name, const std::function<void()>& call, const BenchOptions& o);
+// Times `call`: a warm-up of at least `warmup_s` (o.min_time_s when negative; 0 means one call),
+// then o.repetitions repetitions of at least o.min_time_s each. Registers and runs one benchmark,
+// then clears Google Benchmark's registry (so a host program must register its own benchmarks after
+// calling this). Throws RuntimeFailure if the benchmark reports an error or no repetitions.
+Timing time_call(const std::string& name, const std::function<void()>& call, const BenchOptions& o,
+                 double warmup_s = -1);
 
 // Quantile q in [0, 1] with linear interpolation between order statistics.
 double quantile(std::vector<double> values, double q);

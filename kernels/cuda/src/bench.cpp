@@ -80,6 +80,8 @@ Measurement measure_cuda(const MeasurementRecord& r, const BenchOptions& o) {
                                                       cu::detail::kWarmupCalls, cu::detail::Flush::write, stream.s);
   Measurement m;
   m.time_ms = t.median_ms;
+  m.median_ms = t.median_ms;
+  m.statistic = "median";
   m.spread = t.spread();
   m.repetitions = t.calls;
   m.backend = r.op == OpKind::gemm ? "cublas" : "mhacfg-cuda";  // GEMMs run through cuBLASLt

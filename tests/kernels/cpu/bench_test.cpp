@@ -43,7 +43,11 @@ void check_measurement(const MeasurementRecord& r) {
   const Measurement m = measure_cpu(r, quick());
   CHECK(m.time_ms > 0);
   CHECK(m.spread >= 0);
-  CHECK(m.repetitions == 3);
+  // Three rounds, then at most six more while the fastest two disagree by more than 3 %.
+  CHECK(m.repetitions >= 3);
+  CHECK(m.repetitions <= 9);
+  CHECK(m.statistic == "min");
+  CHECK(m.time_ms <= m.median_ms);
   CHECK(m.backend == "mhacfg-cpu");
   CHECK(!m.device.empty());
 }
@@ -101,6 +105,53 @@ TEST_CASE("the CPU harness names what it cannot run", "[kernels][cpu][bench]") {
   BenchOptions no_threads = quick();
   no_threads.threads = 0;
   CHECK_THROWS_AS(measure_cpu(attention(Phase::decode, 1, 100, DType::fp32), no_threads), InputError);
+}
+
+TEST_CASE("interleaved rounds time every record and settle or stop at the cap", "[kernels][cpu][bench]") {
+  MeasurementRecord small;
+  small.op = OpKind::gemm;
+  small.gemm = {8, 64, 64};
+  small.dtype = DType::fp32;
+  MeasurementRecord bigger = small;
+  bigger.gemm = {64, 256, 256};
+  BenchOptions o = quick();
+  o.repetitions = 2;
+  o.max_repetitions = 4;
+  const std::vector<Measurement> ms = measure_cpu_rounds({small, bigger, small}, o);
+  REQUIRE(ms.size() == 3);
+  for (const Measurement& m : ms) {
+    CHECK(m.repetitions >= 2);
+    CHECK(m.repetitions <= 4);
+    CHECK(m.time_ms > 0);
+    CHECK(m.time_ms <= m.median_ms);
+  }
+  // 64x more FLOPs: the larger GEMM takes longer whatever the machine is doing.
+  CHECK(ms[1].time_ms > ms[0].time_ms);
+  std::size_t calls = 0;
+  measure_cpu_rounds({small, bigger}, o, [&](std::size_t done, std::size_t total, std::size_t record) {
+    CHECK(done < total);
+    CHECK(record < 2);
+    ++calls;
+  });
+  CHECK(calls >= 4);
+  CHECK(calls <= 8);
+}
+
+TEST_CASE("an unsupported record is named before anything is timed", "[kernels][cpu][bench]") {
+  MeasurementRecord ok;
+  ok.op = OpKind::gemm;
+  ok.gemm = {8, 8, 8};
+  ok.dtype = DType::fp32;
+  MeasurementRecord bad = ok;
+  bad.dtype = DType::bf16;
+  std::size_t calls = 0;
+  try {
+    measure_cpu_rounds({ok, bad}, quick(), [&](std::size_t, std::size_t, std::size_t) { ++calls; });
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("record 2") != std::string::npos);
+  }
+  CHECK(calls == 0);
 }
 
 TEST_CASE("the CPU device name is the model name", "[kernels][cpu][bench]") {

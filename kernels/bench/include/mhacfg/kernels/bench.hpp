@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "mhacfg/costmodel/records.hpp"
 
@@ -11,15 +12,29 @@ namespace mhacfg::kernels {
 
 struct BenchOptions {
   int threads = 1;           // CPU: fixed thread count for every kernel (Eigen and our own loops)
-  int repetitions = 7;       // timed repetitions; the median is reported
+  int repetitions = 7;       // CPU: interleaved rounds; CUDA: timed calls are the harness's own
   double min_time_s = 0.02;  // each repetition runs the kernel enough times to last at least this
+  // CPU: after `repetitions` rounds, records whose two fastest rounds differ by more than `agree`
+  // get further rounds, up to `max_repetitions` (0: 3 x repetitions) or until `budget_s` seconds of
+  // timing have passed (0: no limit).
+  double agree = 0.03;
+  int max_repetitions = 0;
+  double budget_s = 0;
   int device = 0;            // CUDA device ordinal
 };
 
+// How time_ms summarises the repetitions.
+//   CPU: the fastest round. The CPU kernels run on shared machines whose other tenants only ever
+//     add time: on the 2-vCPU development VM the same GEMM took 15.4 ms in some rounds and 28-30 ms
+//     in others, a minute apart, while the fastest rounds of two runs agreed within 2-5 %. The
+//     fastest round is the machine's own speed; the median and spread are reported beside it.
+//   CUDA: the median of event-timed calls with L2 flushed (a dedicated device).
 struct Measurement {
-  double time_ms = 0;      // median over repetitions of the per-call time
+  double time_ms = 0;      // the statistic above, per call
+  double median_ms = 0;    // median over repetitions of the per-call time
   double spread = 0;       // (p75 - p25) / median over repetitions: run-to-run spread
   int repetitions = 0;
+  std::string statistic;   // "min" or "median": what time_ms is
   std::string backend;     // e.g. "mhacfg-cpu", "mhacfg-cuda", "cublas"
   std::string device;      // e.g. the CPU model name or the GPU name
 };
@@ -33,7 +48,16 @@ struct Ceilings {
 
 // CPU (Eigen) kernels. `unsupported_reason` is empty when a kernel supports the record.
 std::string cpu_unsupported_reason(const MeasurementRecord& r);
+// Times every record in o.repetitions interleaved rounds: each round times each record once (a
+// warm-up call, then at least o.min_time_s of calls), so slow phases of a shared machine fall on all
+// records alike; then further rounds of the records whose fastest two rounds still disagree (see
+// BenchOptions::agree). Inputs are allocated once per record while they fit in half the machine's memory
+// (the rest are allocated afresh each round). `progress(done, total, record)` is called before each timing.
+// Throws InputError naming the record index for an unsupported record, before timing anything.
+std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
+                                            const std::function<void(std::size_t, std::size_t, std::size_t)>& progress = {});
 Measurement measure_cpu(const MeasurementRecord& r, const BenchOptions& o);
+// GEMM FLOP/s and read bandwidth from the fastest of o.repetitions rounds (as measure_cpu_rounds).
 Ceilings measure_cpu_ceilings(const BenchOptions& o);
 std::string cpu_device_name();
 
