@@ -16,15 +16,33 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
   FitSpec s;
   s.cache = warm_cache;
   if (op_class == "attention/prefill") {
-    // Compute-bound: head_dim and rows efficiency, causal masking cost and the one-wave span term.
-    s.head_dim_scale = s.causal_factor = s.slots = s.rows_half = true;
+    // Compute-bound: rows efficiency, causal masking cost and the one-wave span term; per-element
+    // softmax work (CPU) or the head_dim efficiency (GPU kernels, whose exponentials overlap the
+    // matmuls).
+    s.causal_factor = s.slots = s.rows_half = true;
+    s.softmax = warm_cache;
+    s.head_dim_scale = !warm_cache;
     s.bw = false;
-  } else {
-    // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
-    // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
-    s.stream_exponent = true;
-    s.rows_half = true;
-    s.head_dim_scale = op_class != "gemm";  // wider heads make longer dot products per K/V row
+    return s;
+  }
+  // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
+  // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
+  s.stream_exponent = true;
+  s.rows_half = true;
+  s.head_dim_scale = op_class != "gemm";  // wider heads make longer dot products per K/V row
+  if (!warm_cache) return s;
+  if (op_class == "attention/decode") {
+    // The CPU decode kernel (kernels/cpu): per K/V element loads in register blocks of 4, 2 and 1
+    // query rows, one exponential per score, compute and memory partly overlapped on one core, and
+    // the loop slower when K/V stream from memory than from cache.
+    s.head_dim_scale = s.rows_half = false;
+    s.softmax = s.load = s.combine = s.miss = true;
+    s.row_block = 4;
+  } else if (op_class == "gemm") {
+    // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
+    // bandwidth would be pinned only by the few shapes larger than the cache.
+    s.bw = false;
+    s.bw_ceiling = true;
   }
   return s;
 }
@@ -72,6 +90,10 @@ Layout layout(const FitSpec& s) {
     l.fields.push_back(&OpModel::cache_bytes);
     l.fields.push_back(&OpModel::cache_bw_bytes_per_s);
   }
+  if (s.softmax) l.fields.push_back(&OpModel::softmax_rate);
+  if (s.load) l.fields.push_back(&OpModel::load_rate);
+  if (s.combine) l.fields.push_back(&OpModel::combine_excess);
+  if (s.miss) l.fields.push_back(&OpModel::miss_slowdown);
   return l;
 }
 
@@ -214,11 +236,12 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
-  if (!spec.bw) base.bw_bytes_per_s = std::max(base.bw_bytes_per_s, bw * 4);  // memory term negligible unless fitted
+  if (!spec.bw && !(spec.bw_ceiling && ceilings.mem_bw_bytes_per_s > 0))
+    base.bw_bytes_per_s = std::max(base.bw_bytes_per_s, bw * 4);  // memory term negligible unless fitted
   const double units = ceilings.compute_units > 0 ? double(ceilings.compute_units) : 16.0;
   Caps caps;
   // The records' dtype's peak (its matmul rate), else the largest listed.
@@ -236,6 +259,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const std::vector<double> caches = spec.cache ? std::vector<double>{16e6, 64e6, 256e6} : std::vector<double>{0};
   for (bool overlap : {false, true})
   for (double scale : {1.0, 0.5, 2.0})
+    if (!(overlap && spec.combine))
   for (double cache : caches)
     for (double span_units : {units, 2 * units}) {
       OpModel init = base;
@@ -251,6 +275,12 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
       init.head_dim_scale = spec.head_dim_scale ? 40.0 * scale : 0;
       init.causal_factor = spec.causal_factor ? 0.05 : 0;
       init.slots = spec.slots ? span_units : 0;
+      // Per-element rates well above the FLOP rate's element equivalents, k = 2.
+      init.softmax_rate = spec.softmax ? peak * scale / 8 : 0;
+      init.load_rate = spec.load ? peak * scale / 4 : 0;
+      init.combine_excess = spec.combine ? 1.0 : 0;
+      init.miss_slowdown = spec.miss ? 0.5 : 0;
+      init.row_block = spec.row_block;
       std::vector<double> theta;
       for (auto f : l.fields) theta.push_back(std::log(init.*f));
       double c = 0;

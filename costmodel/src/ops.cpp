@@ -47,12 +47,16 @@ std::int64_t attention_kv_tokens_read(const AttentionShape& s) {
   return std::min(s.kv_len, s.window + s.q_len - 1);
 }
 
-std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype) {
+std::int64_t attention_kv_elements(const AttentionShape& s) {
   const std::int64_t tokens = mul(s.batch, attention_kv_tokens_read(s), "attention bytes");
   // MLA: one latent per token serves as K and (its first kv_lora_rank dims) as V.
   const std::int64_t per_token =
       s.is_mla() ? s.qk_dim() : mul(s.num_kv_heads, s.head_dim + s.v_head_dim, "attention bytes");
-  return dtype_bytes(dtype, mul(tokens, per_token, "attention bytes"), "attention bytes");
+  return mul(tokens, per_token, "attention bytes");
+}
+
+std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype) {
+  return dtype_bytes(dtype, attention_kv_elements(s), "attention bytes");
 }
 
 std::int64_t attention_bytes(const AttentionShape& s, DType dtype) {

@@ -15,6 +15,12 @@ RangePoint range_point(const OpFeatures& f) {
 
 Predictor::Predictor(const Profile& profile) : profile_(profile) {}
 
+Predictor Predictor::with_working_set(double bytes) const {
+  Predictor p(profile_);
+  p.working_set_ = bytes;
+  return p;
+}
+
 namespace {
 // The matmul rate a dtype's kernels run at: weight-only int4 dequantises to bf16.
 DType compute_dtype(DType t) {
@@ -23,8 +29,10 @@ DType compute_dtype(DType t) {
 }
 }  // namespace
 
-Prediction Predictor::predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point,
+Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op, const RangePoint& point,
                               DType dtype) const {
+  OpFeatures f = op;
+  f.resident_bytes = std::max(f.bytes, working_set_);
   Prediction p;
   const auto it = profile_.ops.find(op_class);
   if (it == profile_.ops.end()) {
@@ -69,13 +77,17 @@ Prediction Predictor::record(const MeasurementRecord& r) const {
     case OpKind::attention_block: {
       const AttentionShape& s = r.attention;
       const std::int64_t tokens = s.batch * s.q_len;
+      // x [tokens, d_model] -> Q, K, V in one GEMM; attention; O [tokens, heads * v] -> d_model.
+      const GemmShape qkv{tokens, s.num_q_heads * s.head_dim + s.num_kv_heads * (s.head_dim + s.v_head_dim), r.d_model};
+      const GemmShape o{tokens, r.d_model, s.num_q_heads * s.v_head_dim};
+      // The three ops' inputs share the cache from one block call to the next.
+      const double bytes = op_features(qkv, r.dtype).bytes + op_features(s, r.dtype).bytes + op_features(o, r.dtype).bytes;
+      const Predictor in_block = with_working_set(std::max(working_set_, bytes));
       Prediction total;
       total.calibrated = true;
-      // x [tokens, d_model] -> Q, K, V in one GEMM; attention; O [tokens, heads * v] -> d_model.
-      accumulate(total, gemm({tokens, s.num_q_heads * s.head_dim + s.num_kv_heads * (s.head_dim + s.v_head_dim), r.d_model},
-                             r.dtype));
-      accumulate(total, attention(s, r.phase, r.dtype));
-      accumulate(total, gemm({tokens, r.d_model, s.num_q_heads * s.v_head_dim}, r.dtype));
+      accumulate(total, in_block.gemm(qkv, r.dtype));
+      accumulate(total, in_block.attention(s, r.phase, r.dtype));
+      accumulate(total, in_block.gemm(o, r.dtype));
       return total;
     }
   }

@@ -36,6 +36,9 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   // zero for kernels that do not).
   const std::int64_t group = s.num_q_heads / s.kv_heads();
   f.rows = static_cast<double>(group * (decode ? s.q_len : std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()))));
+  f.softmax = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window)) *
+              static_cast<double>(s.batch) * static_cast<double>(s.num_q_heads);
+  if (decode) f.elements = static_cast<double>(attention_kv_elements(s));
   return f;
 }
 
@@ -48,20 +51,46 @@ OpFeatures op_features(const GemmShape& g, DType dtype) {
   return f;
 }
 
+double row_passes(double rows, double row_block) {
+  if (row_block < 1) return 1.0;
+  // Greedy blocks of row_block, row_block / 2, ..., 1 rows (a power of two).
+  auto r = static_cast<std::int64_t>(std::llround(std::max(rows, 1.0)));
+  double passes = 0;
+  for (auto b = static_cast<std::int64_t>(row_block); b >= 1; b /= 2) {
+    passes += static_cast<double>(r / b);
+    r %= b;
+  }
+  return passes;
+}
+
 double predict_seconds(const OpModel& m, const OpFeatures& f) {
   double eta = 1.0;
   if (m.head_dim_scale > 0 && f.head_dim > 0) eta = 1.0 - std::exp(-f.head_dim / m.head_dim_scale);
   if (m.rows_half > 0) eta *= 1.0 - std::exp(-f.rows / m.rows_half);
   eta /= 1.0 + m.causal_factor * f.causal;
   const double u = m.half_streams > 0 ? 1.0 / (1.0 + std::pow(m.half_streams / f.streams, m.stream_exponent)) : 1.0;
-  const double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta * u) : 0.0;
+  double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta * u) : 0.0;
+  if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
+  if (m.load_rate > 0) compute += f.elements * row_passes(f.rows, m.row_block) / m.load_rate;
   double memory = 0.0;
   if (m.bw_bytes_per_s > 0) {
-    const double cached = m.cache_bytes > 0 && m.cache_bw_bytes_per_s > 0 ? std::min(f.bytes, m.cache_bytes) : 0.0;
-    memory = (cached > 0 ? cached / m.cache_bw_bytes_per_s : 0.0) + (f.bytes - cached) / (m.bw_bytes_per_s * u);
+    // Hit fraction of a working set of B bytes re-read call after call: ~1 below the capacity,
+    // falling steeply above it (a streaming sweep larger than an LRU-like cache evicts itself).
+    const double resident = std::max(f.bytes, f.resident_bytes);
+    const double hit = m.cache_bytes > 0 && m.cache_bw_bytes_per_s > 0 ? 1.0 / (1.0 + std::pow(resident / m.cache_bytes, 4.0)) : 0.0;
+    memory = (hit > 0 ? f.bytes * hit / m.cache_bw_bytes_per_s : 0.0) + f.bytes * (1.0 - hit) / (m.bw_bytes_per_s * u);
+    compute *= 1.0 + m.miss_slowdown * (1.0 - hit);
   }
   const double span = m.slots > 0 && m.peak_flop_per_s > 0 ? f.unit_flop * m.slots / (m.peak_flop_per_s * eta) : 0.0;
-  const double body = m.overlap ? std::max(compute, memory) : compute + memory;
+  double body = 0;
+  if (m.overlap) {
+    body = std::max(compute, memory);
+  } else if (m.combine_excess > 0) {  // (C^k + M^k)^(1/k), scaled by the larger term against overflow
+    const double k = 1.0 + m.combine_excess, big = std::max(compute, memory);
+    body = big > 0 ? big * std::pow(std::pow(compute / big, k) + std::pow(memory / big, k), 1.0 / k) : 0.0;
+  } else {
+    body = compute + memory;
+  }
   return m.t0_s + std::max(body, span);
 }
 
@@ -85,6 +114,11 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"rows_half", m.rows_half},
           {"cache_bytes", m.cache_bytes},
           {"cache_bw_bytes_per_s", m.cache_bw_bytes_per_s},
+          {"softmax_rate", m.softmax_rate},
+          {"load_rate", m.load_rate},
+          {"combine_excess", m.combine_excess},
+          {"miss_slowdown", m.miss_slowdown},
+          {"row_block", m.row_block},
           {"overlap", m.overlap}};
 }
 
@@ -107,6 +141,11 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.rows_half = get("rows_half");
   m.cache_bytes = get("cache_bytes");
   m.cache_bw_bytes_per_s = get("cache_bw_bytes_per_s");
+  m.softmax_rate = get("softmax_rate");
+  m.load_rate = get("load_rate");
+  m.combine_excess = get("combine_excess");
+  m.miss_slowdown = get("miss_slowdown");
+  m.row_block = get("row_block");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)

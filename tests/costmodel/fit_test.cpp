@@ -103,6 +103,94 @@ TEST_CASE("prefill span and head_dim terms are recovered", "[fit]") {
   CHECK(fit.model.slots == Approx(truth.slots).epsilon(0.10));
 }
 
+TEST_CASE("register blocks of 4, 2 and 1 rows re-read K/V once per block", "[fit][model]") {
+  CHECK(row_passes(1, 4) == 1);
+  CHECK(row_passes(4, 4) == 1);
+  CHECK(row_passes(7, 4) == 3);   // 4 + 2 + 1
+  CHECK(row_passes(8, 4) == 2);
+  CHECK(row_passes(12, 4) == 3);
+  CHECK(row_passes(16, 4) == 4);
+  CHECK(row_passes(7, 0) == 1);   // no blocking: one pass
+}
+
+TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and partial overlap are fitted", "[fit]") {
+  // Known model in the CPU decode family (fit_spec_for("attention/decode", warm_cache = true)).
+  OpModel truth;
+  truth.t0_s = 20e-6;
+  truth.peak_flop_per_s = 150e9;
+  truth.softmax_rate = 2e9;
+  truth.load_rate = 8e9;
+  truth.row_block = 4;
+  truth.bw_bytes_per_s = 20e9;
+  truth.cache_bytes = 40e6;
+  truth.cache_bw_bytes_per_s = 60e9;
+  truth.miss_slowdown = 0.5;
+  truth.combine_excess = 0.5;
+  SpecCeilings cpu;
+  cpu.mem_bw_bytes_per_s = 15e9;
+  cpu.peak_flop_per_s["fp32"] = 110e9;
+  cpu.compute_units = 1;
+  std::vector<MeasurementRecord> rs;
+  for (std::int64_t b : {1, 4})
+    for (std::int64_t kv : {1024, 4096, 16384})
+      for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256},
+                                 std::tuple{28, 4, 80}}) {
+        MeasurementRecord r = decode(b, kv, nq, nkv, hd);
+        r.dtype = DType::fp32;
+        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
+        rs.push_back(r);
+      }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("attention/decode", ptrs, cpu, true, true);
+  CHECK(fit.model.row_block == 4);  // the kernel's blocking, not fitted
+  CHECK(fit.model.miss_slowdown > 0);
+  CHECK(fit.model.load_rate > 0);
+  // Exact synthetic data from the model family: fitted and left-out shapes are reproduced.
+  CHECK(fit.fit_p90_ape < 0.03);
+  CHECK(fit.cv_p90_ape < 0.06);
+  // Group 7 (4 + 2 + 1 rows) costs more per K/V element than group 8 (4 + 4) at the same bytes.
+  const OpFeatures g7 = op_features(AttentionShape{1, 1, 4096, 28, 4, 128, 128, false, 0, 0, 0}, DType::fp32);
+  const OpFeatures g8 = op_features(AttentionShape{1, 1, 4096, 32, 4, 128, 128, false, 0, 0, 0}, DType::fp32);
+  CHECK(g7.elements == g8.elements);
+  CHECK(predict_seconds(fit.model, g7) > 0.95 * predict_seconds(fit.model, g8));
+}
+
+TEST_CASE("a block's ops share a warm cache: its prediction uses the block's bytes", "[fit][model]") {
+  Profile p;
+  p.name = "warm";
+  p.kind = "cpu";
+  p.spec.mem_bw_bytes_per_s = 10e9;
+  p.spec.peak_flop_per_s["fp32"] = 100e9;
+  OpModel m;
+  m.peak_flop_per_s = 100e9;
+  m.bw_bytes_per_s = 10e9;
+  m.cache_bytes = 48e6;
+  m.cache_bw_bytes_per_s = 100e9;
+  OpFit fit;
+  fit.model = m;
+  p.ops["gemm"] = fit;
+  p.ops["attention/decode"] = fit;
+  const Predictor pred(p);
+  MeasurementRecord block;
+  block.op = OpKind::attention_block;
+  block.phase = Phase::decode;
+  block.d_model = 2048;
+  block.dtype = DType::fp32;
+  block.attention = AttentionShape{4, 1, 2048, 16, 4, 128, 128, false, 0, 0, 0};  // 33.6 MB of K/V
+  const GemmShape qkv{4, 16 * 128 + 4 * 256, 2048}, o{4, 2048, 16 * 128};  // 25 + 16.8 MB of weights
+  const double alone = pred.gemm(qkv, DType::fp32).time_ms + pred.attention(block.attention, Phase::decode, DType::fp32).time_ms +
+                       pred.gemm(o, DType::fp32).time_ms;
+  const double together = pred.record(block).time_ms;
+  // Alone each op (17-34 MB) mostly fits the 48 MB cache; together their 75 MB mostly come from memory.
+  CHECK(together > 1.5 * alone);
+  const double bytes = op_features(qkv, DType::fp32).bytes + op_features(block.attention, DType::fp32).bytes +
+                       op_features(o, DType::fp32).bytes;
+  CHECK(together == Approx(pred.with_working_set(bytes).gemm(qkv, DType::fp32).time_ms +
+                           pred.with_working_set(bytes).attention(block.attention, Phase::decode, DType::fp32).time_ms +
+                           pred.with_working_set(bytes).gemm(o, DType::fp32).time_ms));
+}
+
 TEST_CASE("too few records is an input error naming the class", "[fit][errors]") {
   MeasurementRecord r = decode(1, 1024, 32, 8, 128);
   r.time_ms = 0.01;

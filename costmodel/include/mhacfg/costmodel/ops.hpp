@@ -44,6 +44,8 @@ std::int64_t attention_kv_tokens_read(const AttentionShape& s);
 // Minimum bytes moved: Q and K/V read once (the MLA latent once), O written once.
 std::int64_t attention_bytes(const AttentionShape& s, DType dtype);
 
+// K/V elements read once: per token, K and V of every KV head (MLA: the latent).
+std::int64_t attention_kv_elements(const AttentionShape& s);
 // K/V bytes read (the figure bandwidth is quoted on).
 std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype);
 

@@ -27,6 +27,10 @@ class Predictor {
  public:
   explicit Predictor(const Profile& profile);
   const Profile& profile() const { return profile_; }
+  // The bytes that compete for the cache between one op's calls when ops run in sequence (a block,
+  // a layer, a model): a warm-cache (CPU) profile's hit rate is taken at the larger of this and the
+  // op's own bytes. 0 (the default): each op alone, as it was measured.
+  Predictor with_working_set(double bytes) const;
 
   Prediction attention(const AttentionShape& s, Phase phase, DType dtype) const;
   Prediction gemm(const GemmShape& g, DType dtype) const;
@@ -36,6 +40,7 @@ class Predictor {
  private:
   Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
   const Profile& profile_;
+  double working_set_ = 0;
 };
 
 

@@ -1,9 +1,11 @@
 // The calibrated time model of one op (docs/cost-model.md gives the reasons for each term).
 //
-//   T = t0 + max( F / (P * eta * u) (+) M,   F_unit * S / (P * eta) )
+//   T = t0 + max( combine(C, M),   F_unit * S / (P * eta) )
+//   C   = (F / (P * eta * u) + E / R_exp + L / R_load) * (1 + phi * (1 - h))  compute time
 //   eta = (1 - exp(-d / d0)) * (1 - exp(-r / r0)) / (1 + kappa * causal)   compute efficiency
 //   u   = 1 / (1 + (A_half / A)^gamma)                   how well A parallel units fill the device
-//   M   = min(B, C) / BW_cache + max(0, B - C) / (BW * u)                  memory time
+//   M   = B * (h / BW_cache + (1 - h) / (BW * u)),  h = 1 / (1 + (B / C_bytes)^4)  memory time
+//   combine(C, M) = (C^k + M^k)^(1/k)
 //
 // F and B are costmodel's FLOP and byte counts (ops.hpp), d the Q/K head width, A the independent
 // work units (prefill: query tiles x heads x batch; decode: KV heads x batch; GEMM: output tiles),
@@ -11,10 +13,16 @@
 // wave of units cannot finish faster than its longest unit. r is the rows one pass multiplies
 // against the same weights or K/V tile (GEMM m; attention: the group's queries, or query tiles of
 // the whole group where kernels share K/V tiles across a GQA group): matrix-vector work runs far
-// below the matrix-matrix rate. C is the bytes a warm cache serves at BW_cache between repeated
-// calls (CPU timings; GPU timings flush L2, so C = 0). (+) is a sum (compute and memory phases do not overlap;
-// what the fitted data show) or, with `overlap`, a max: a datasheet profile has t0 = 0, eta = u = 1,
-// no span and overlap, the plain roofline.
+// below the matrix-matrix rate. E is the softmax exponentials (one per query-key pair and head) and
+// L the K/V elements a decode kernel loads (and, from bf16, widens) once per key and KV head: work
+// that is per element, not per FLOP, at rates R_exp and R_load (0: no such term); a kernel that
+// blocks query rows in registers loads each K/V element once per row block. h is the fraction
+// of the B bytes a warm cache of C_bytes serves at BW_cache when a call repeats on the same inputs
+// (CPU timings; GPU timings flush L2, so C_bytes = 0): ~1 below the capacity, falling steeply above
+// it, as a sweep larger than an LRU-like cache evicts itself. phi is how much slower the compute
+// loop runs on operands streamed from memory (one core stalls on its loads). k >= 1 says how far compute and memory overlap: k = 1 is their sum (one core
+// that waits on its loads), large k their max (`overlap`: k = infinity). A datasheet profile has
+// t0 = 0, eta = u = 1, no span and overlap, the plain roofline.
 #pragma once
 
 #include <string>
@@ -34,6 +42,9 @@ struct OpFeatures {
   double unit_flop = 0;  // FLOPs of the largest work unit
   double streams = 1;    // independent work units (A)
   double rows = 1;       // rows per pass (r)
+  double softmax = 0;    // exponentials: query-key pairs x heads (E)
+  double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
+  double resident_bytes = 0;  // bytes competing for a warm cache between calls (0: `bytes`)
 };
 
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
@@ -57,13 +68,21 @@ struct OpModel {
   double rows_half = 0;        // r0; 0: no rows dependence
   double cache_bytes = 0;      // C; 0: every byte from memory
   double cache_bw_bytes_per_s = 0;
-  bool overlap = false;        // max(compute, memory) instead of their sum
+  double softmax_rate = 0;     // R_exp, exponentials per second; 0: no term
+  double load_rate = 0;        // R_load, elements per second; 0: no term
+  double combine_excess = 0;   // k - 1 (0: the sum of compute and memory)
+  double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
+  double row_block = 0;        // decode: query rows per register block (4: blocks of 4, 2, 1 rows
+                               // each re-read the K/V tile); 0: one pass
+  bool overlap = false;        // max(compute, memory): k = infinity
 };
 
 // The uncalibrated roofline: max(F / peak, B / bandwidth).
 OpModel roofline_model(double peak_flop_per_s, double bw_bytes_per_s);
 
 double predict_seconds(const OpModel& m, const OpFeatures& f);
+// K/V passes of `rows` query rows in register blocks of row_block, row_block / 2, ..., 1 rows.
+double row_passes(double rows, double row_block);
 
 nlohmann::json op_model_to_json(const OpModel& m);
 OpModel op_model_from_json(const nlohmann::json& j, const std::string& where);
