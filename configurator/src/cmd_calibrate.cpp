@@ -100,6 +100,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
     j["time_median_ms"] = m.median_ms;
     j["time_spread"] = m.spread;
     j["repetitions"] = m.repetitions;
+    j["calls"] = m.calls;
     j["backend"] = r.backend;
     j["device"] = r.device;
     if (!d.cuda) j["threads"] = o.threads;
@@ -138,8 +139,8 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
       ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 7; up to 3x more for records whose fastest two disagree by > 3 %)")
-      ("min-time", po::value<std::string>(), "seconds each repetition runs at least (default 0.02)")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %)")
+      ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
       ("help,h", "this help");
   if (wants_help(args)) {
     out << d << "\n";
@@ -168,8 +169,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
       ("out", po::value<std::string>(), "profile JSON to write")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 7, --quick 5; more for unsettled shapes within the time budget)")
-      ("min-time", po::value<std::string>(), "seconds each repetition runs at least");
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; more for unsettled shapes within the time budget)")
+      ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005)");
   add_format_option(d, kSummaryFormats);
   d.add_options()("help,h", "this help");
   if (wants_help(args)) {
@@ -204,9 +205,10 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     const DeviceChoice dev = parse_device(a.str("device"));
     const bool quick = a.has("quick");
     kernels::BenchOptions o = bench_options(a);
-    // Five interleaved rounds, then more for the shapes whose fastest rounds disagree, within the
-    // time budget: 60 s in all for --quick, 5 minutes for the full grid.
-    if (quick && !a.has("repetitions")) o.repetitions = 5;
+    // 15 interleaved rounds (a round of the quick grid and held-out shapes takes ~1 s), then more for
+    // the shapes whose fastest rounds disagree, within the time budget: 60 s in all for --quick, 5
+    // minutes for the full grid. Many short rounds spread each shape's calls over the whole run,
+    // past slow phases of a shared machine that last seconds.
     o.budget_s = quick ? 38 : 200;
     const auto t0 = std::chrono::steady_clock::now();
     // Ceilings before and after the kernels (their geometric mean is quoted); the held-out shapes

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -96,17 +97,23 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
     kept_bytes += bytes;
     kept[i] = detail::prepare_cpu_call(rs[i], o.threads);
   }
-  BenchOptions once = o;
-  once.repetitions = 1;
-  std::vector<std::vector<double>> per_call(rs.size());
+  // Per record: every timed call, and the fastest call of each round.
+  std::vector<std::vector<double>> calls(rs.size()), round_best(rs.size());
   const auto time_one = [&](std::size_t i) {
     const std::function<void()> call = kept[i] ? kept[i] : detail::prepare_cpu_call(rs[i], o.threads);
-    call();  // warm-up: caches and branch state back after the other records ran
-    per_call[i].push_back(detail::time_call(rs[i].op_class(), call, once, 0.0).per_call_s.front());
+    // Warm-up (caches and branch state back after the other records ran); its time sizes the round:
+    // single calls, each timed alone, for at least min_time_s (1 to 64 calls).
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    const double warm = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int n = static_cast<int>(std::clamp(std::ceil(o.min_time_s / std::max(warm, 1e-7)), 1.0, 64.0));
+    const detail::Timing t = detail::time_single_calls(rs[i].op_class(), call, n);
+    calls[i].insert(calls[i].end(), t.per_call_s.begin(), t.per_call_s.end());
+    round_best[i].push_back(*std::min_element(t.per_call_s.begin(), t.per_call_s.end()));
   };
   // Whether the two fastest rounds agree within o.agree.
   const auto settled = [&](std::size_t i) {
-    std::vector<double> v = per_call[i];
+    std::vector<double> v = round_best[i];
     if (v.size() < 2) return false;
     std::partial_sort(v.begin(), v.begin() + 2, v.end());
     return v[1] <= v[0] * (1 + o.agree);
@@ -130,12 +137,14 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
     if (extra && o.budget_s > 0 && elapsed() > o.budget_s) break;
   }
   std::vector<Measurement> out;
-  for (const auto& v : per_call) {
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const std::vector<double>& v = calls[i];
     Measurement m;
     m.time_ms = *std::min_element(v.begin(), v.end()) * 1e3;
     m.median_ms = detail::quantile(v, 0.5) * 1e3;
     m.spread = (detail::quantile(v, 0.75) - detail::quantile(v, 0.25)) / (m.median_ms * 1e-3);
-    m.repetitions = static_cast<int>(v.size());
+    m.repetitions = static_cast<int>(round_best[i].size());
+    m.calls = static_cast<int>(v.size());
     m.statistic = "min";
     m.backend = kCpuBackend;
     m.device = cpu_device_name();

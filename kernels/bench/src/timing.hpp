@@ -23,6 +23,8 @@ struct Timing {
 // calling this). Throws RuntimeFailure if the benchmark reports an error or no repetitions.
 Timing time_call(const std::string& name, const std::function<void()>& call, const BenchOptions& o,
                  double warmup_s = -1);
+// Times `calls` single calls, each its own repetition (no warm-up): per_call_s holds every call.
+Timing time_single_calls(const std::string& name, const std::function<void()>& call, int calls);
 
 // Quantile q in [0, 1] with linear interpolation between order statistics.
 double quantile(std::vector<double> values, double q);

@@ -84,6 +84,7 @@ Measurement measure_cuda(const MeasurementRecord& r, const BenchOptions& o) {
   m.statistic = "median";
   m.spread = t.spread();
   m.repetitions = t.calls;
+  m.calls = t.calls;
   m.backend = r.op == OpKind::gemm ? "cublas" : "mhacfg-cuda";  // GEMMs run through cuBLASLt
   m.device = cuda_device_name(o.device);
   return m;

@@ -12,8 +12,8 @@ namespace mhacfg::kernels {
 
 struct BenchOptions {
   int threads = 1;           // CPU: fixed thread count for every kernel (Eigen and our own loops)
-  int repetitions = 7;       // CPU: interleaved rounds; CUDA: timed calls are the harness's own
-  double min_time_s = 0.02;  // each repetition runs the kernel enough times to last at least this
+  int repetitions = 15;       // CPU: interleaved rounds; CUDA: timed calls are the harness's own
+  double min_time_s = 0.005;  // CPU: each round times single calls for at least this (1 to 64 calls)
   // CPU: after `repetitions` rounds, records whose two fastest rounds differ by more than `agree`
   // get further rounds, up to `max_repetitions` (0: 3 x repetitions) or until `budget_s` seconds of
   // timing have passed (0: no limit).
@@ -24,16 +24,19 @@ struct BenchOptions {
 };
 
 // How time_ms summarises the repetitions.
-//   CPU: the fastest round. The CPU kernels run on shared machines whose other tenants only ever
-//     add time: on the 2-vCPU development VM the same GEMM took 15.4 ms in some rounds and 28-30 ms
-//     in others, a minute apart, while the fastest rounds of two runs agreed within 2-5 %. The
-//     fastest round is the machine's own speed; the median and spread are reported beside it.
+//   CPU: the fastest single call of all rounds. The CPU kernels run on shared machines whose other
+//     tenants only ever add time, in bursts: on the 2-vCPU development VM a 4 ms GEMM alternated
+//     between 4.0 and 7.2 ms every ~100 ms, and the same 16 ms GEMM took 15.4 ms in some rounds and
+//     28-30 ms in others. Each round times single calls for at least min_time_s, so short calls
+//     fit between bursts; the fastest is the machine's own speed, the median and spread of all
+//     calls are reported beside it.
 //   CUDA: the median of event-timed calls with L2 flushed (a dedicated device).
 struct Measurement {
   double time_ms = 0;      // the statistic above, per call
-  double median_ms = 0;    // median over repetitions of the per-call time
-  double spread = 0;       // (p75 - p25) / median over repetitions: run-to-run spread
-  int repetitions = 0;
+  double median_ms = 0;    // median of the timed calls (CPU) or repetitions (CUDA)
+  double spread = 0;       // (p75 - p25) / median of the same: run-to-run spread
+  int repetitions = 0;     // CPU: rounds; CUDA: timed calls
+  int calls = 0;           // timed calls in all
   std::string statistic;   // "min" or "median": what time_ms is
   std::string backend;     // e.g. "mhacfg-cpu", "mhacfg-cuda", "cublas"
   std::string device;      // e.g. the CPU model name or the GPU name
@@ -49,8 +52,8 @@ struct Ceilings {
 // CPU (Eigen) kernels. `unsupported_reason` is empty when a kernel supports the record.
 std::string cpu_unsupported_reason(const MeasurementRecord& r);
 // Times every record in o.repetitions interleaved rounds: each round times each record once (a
-// warm-up call, then at least o.min_time_s of calls), so slow phases of a shared machine fall on all
-// records alike; then further rounds of the records whose fastest two rounds still disagree (see
+// warm-up call, then single calls for at least o.min_time_s), so slow phases of a shared machine fall
+// on all records alike; then further rounds of the records whose fastest two rounds still disagree (see
 // BenchOptions::agree). Inputs are allocated once per record while they fit in half the machine's memory
 // (the rest are allocated afresh each round). `progress(done, total, record)` is called before each timing.
 // Throws InputError naming the record index for an unsupported record, before timing anything.
