@@ -37,12 +37,13 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     // the loop slower when K/V stream from memory than from cache.
     s.head_dim_scale = s.rows_half = false;
     s.softmax = s.load = s.combine = s.miss = true;
-    s.row_block = 4;
+    s.row_block = kCpuRowBlock;
   } else if (op_class == "gemm") {
     // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
     // bandwidth would be pinned only by the few shapes larger than the cache.
     s.bw = false;
     s.bw_ceiling = true;
+    s.load = true;
   }
   return s;
 }

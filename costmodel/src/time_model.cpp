@@ -48,6 +48,9 @@ OpFeatures op_features(const GemmShape& g, DType dtype) {
   f.bytes = static_cast<double>(gemm_bytes(g, dtype));
   f.streams = static_cast<double>(((g.m + 127) / 128) * ((g.n + 127) / 128));  // 128x128 output tiles
   f.rows = static_cast<double>(g.m);
+  // Weight (B) elements a blocked GEMM packs on every call, a cost per call that few rows cannot
+  // amortise; the CPU kernels' skinny GEMM (m <= kCpuSkinnyGemmRows) reads B in place instead.
+  f.elements = g.m > kCpuSkinnyGemmRows ? static_cast<double>(g.k) * static_cast<double>(g.n) : 0.0;
   return f;
 }
 

@@ -113,6 +113,12 @@ TEST_CASE("register blocks of 4, 2 and 1 rows re-read K/V once per block", "[fit
   CHECK(row_passes(7, 0) == 1);   // no blocking: one pass
 }
 
+TEST_CASE("GEMM features: a blocked GEMM packs B per call, the skinny CPU GEMM reads it in place", "[fit][model]") {
+  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).elements == 0);
+  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{4096, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
+}
+
 TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and partial overlap are fitted", "[fit]") {
   // Known model in the CPU decode family (fit_spec_for("attention/decode", warm_cache = true)).
   OpModel truth;

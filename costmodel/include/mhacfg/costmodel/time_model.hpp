@@ -47,6 +47,13 @@ struct OpFeatures {
   double resident_bytes = 0;  // bytes competing for a warm cache between calls (0: `bytes`)
 };
 
+// Facts of mhacfg's CPU kernels (kernels/cpu) that their time model counts with; the kernels assert
+// they match. Query rows are register-blocked 4, then 2, then 1 at a time (small_rows.hpp), and
+// GEMMs with at most kCpuSkinnyGemmRows rows stream B through those blocks in place instead of
+// packing it for a blocked GEMM.
+inline constexpr std::int64_t kCpuRowBlock = 4;
+inline constexpr std::int64_t kCpuSkinnyGemmRows = 16;
+
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
 std::int64_t attention_tile_rows(std::int64_t head_dim);
