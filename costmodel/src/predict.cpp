@@ -186,9 +186,13 @@ Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std:
 
 }  // namespace
 
-ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& p) {
+ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& whole) {
   ModelTimes t;
   const KvCacheCounts kv = count_kv_cache(m, w);
+  // A step runs every layer's ops in turn: the weights and the KV cache on this GPU compete for the
+  // cache between one call of an op and the next (what a warm-cache CPU profile needs to know).
+  const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
+  const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
   const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
   const double layers = double(m.num_layers());
 

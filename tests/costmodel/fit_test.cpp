@@ -7,6 +7,7 @@
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/fit.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 
 using namespace mhacfg;
@@ -245,4 +246,36 @@ TEST_CASE("H200 cuDNN profile predicts GPU.md's independent prefill measurements
   INFO("median " << s.median_ape << " max " << s.max_ape);
   CHECK(s.median_ape <= 0.10);
   CHECK(s.max_ape <= 0.20);
+}
+
+TEST_CASE("a model's decode step on a warm-cache profile reads its weights from memory", "[fit][model]") {
+  // Every layer's ops run in turn: Llama-3-8B's 16 GB of weights never stay in a 48 MB cache, so
+  // the step must cost the same as on a profile with no cache at all, not a cache-speed figure.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json");
+  Profile warm;
+  warm.name = "warm";
+  warm.kind = "cpu";
+  warm.spec.mem_bw_bytes_per_s = 10e9;
+  warm.spec.peak_flop_per_s["fp32"] = 100e9;
+  warm.spec.peak_flop_per_s["bf16"] = 100e9;
+  OpModel model;
+  model.peak_flop_per_s = 100e9;
+  model.bw_bytes_per_s = 10e9;
+  model.cache_bytes = 48e6;
+  model.cache_bw_bytes_per_s = 100e9;
+  OpFit fit;
+  fit.model = model;
+  for (const char* cls : {"gemm", "attention/decode", "attention/prefill"}) warm.ops[cls] = fit;
+  Profile cold = warm;
+  for (auto& [cls, f] : cold.ops) f.model.cache_bytes = 0;
+  Workload w;
+  w.batch = 1;
+  w.context = 4096;
+  w.prompt_len = 512;
+  const ModelTimes hot = predict_model(m, w, Predictor(warm));
+  const ModelTimes none = predict_model(m, w, Predictor(cold));
+  CHECK(hot.decode_step_ms == Approx(none.decode_step_ms).epsilon(0.01));
+  // Alone, one 4096 x 4096 bf16 projection (32 MB) would have come from the cache.
+  const GemmShape o{1, 4096, 4096};
+  CHECK(Predictor(warm).gemm(o, DType::bf16).time_ms < 0.5 * Predictor(cold).gemm(o, DType::bf16).time_ms);
 }
