@@ -37,6 +37,14 @@ MeasurementRecord attention(Phase phase, std::int64_t q_len, std::int64_t kv_len
   return r;
 }
 
+MeasurementRecord gemm_record(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::fp32) {
+  MeasurementRecord r;
+  r.op = OpKind::gemm;
+  r.gemm = {m, n, k};
+  r.dtype = dtype;
+  return r;
+}
+
 void check_measurement(const MeasurementRecord& r) {
   INFO(record_to_json(r).dump());
   REQUIRE(cpu_unsupported_reason(r).empty());
@@ -108,12 +116,7 @@ TEST_CASE("the CPU harness names what it cannot run", "[kernels][cpu][bench]") {
 }
 
 TEST_CASE("interleaved rounds time every record and settle or stop at the cap", "[kernels][cpu][bench]") {
-  MeasurementRecord small;
-  small.op = OpKind::gemm;
-  small.gemm = {8, 64, 64};
-  small.dtype = DType::fp32;
-  MeasurementRecord bigger = small;
-  bigger.gemm = {64, 256, 256};
+  const MeasurementRecord small = gemm_record(8, 64, 64), bigger = gemm_record(64, 256, 256);
   BenchOptions o = quick();
   o.repetitions = 2;
   o.max_repetitions = 4;
@@ -125,7 +128,7 @@ TEST_CASE("interleaved rounds time every record and settle or stop at the cap", 
     CHECK(m.time_ms > 0);
     CHECK(m.time_ms <= m.median_ms);
   }
-  // 64x more FLOPs: the larger GEMM takes longer whatever the machine is doing.
+  // 128x the FLOPs: the larger GEMM takes longer whatever the machine is doing.
   CHECK(ms[1].time_ms > ms[0].time_ms);
   std::size_t calls = 0;
   measure_cpu_rounds({small, bigger}, o, [&](std::size_t done, std::size_t total, std::size_t record) {
@@ -138,12 +141,7 @@ TEST_CASE("interleaved rounds time every record and settle or stop at the cap", 
 }
 
 TEST_CASE("an unsupported record is named before anything is timed", "[kernels][cpu][bench]") {
-  MeasurementRecord ok;
-  ok.op = OpKind::gemm;
-  ok.gemm = {8, 8, 8};
-  ok.dtype = DType::fp32;
-  MeasurementRecord bad = ok;
-  bad.dtype = DType::bf16;
+  const MeasurementRecord ok = gemm_record(8, 8, 8), bad = gemm_record(8, 8, 8, DType::bf16);
   std::size_t calls = 0;
   try {
     measure_cpu_rounds({ok, bad}, quick(), [&](std::size_t, std::size_t, std::size_t) { ++calls; });
