@@ -23,6 +23,9 @@ namespace {
 
 constexpr const char* kCpuBackend = "mhacfg-cpu";
 
+// Rounds every record gets even when the time budget has run out.
+constexpr int kMinRounds = 5;
+
 // Inputs may use at most this fraction of physical memory.
 constexpr double kMaxMemoryFraction = 0.75;
 
@@ -134,7 +137,9 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
       if (progress) progress(done++, total, i);
       time_one(i);
     }
-    if (extra && o.budget_s > 0 && elapsed() > o.budget_s) break;
+    // Past the budget: stop after any extra round, or after a whole base round once every record
+    // has kMinRounds (a slow machine keeps to its time budget with fewer rounds).
+    if (o.budget_s > 0 && elapsed() > o.budget_s && (extra || round + 1 >= std::min(kMinRounds, o.repetitions))) break;
   }
   std::vector<Measurement> out;
   for (std::size_t i = 0; i < rs.size(); ++i) {

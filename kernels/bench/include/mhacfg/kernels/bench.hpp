@@ -16,7 +16,7 @@ struct BenchOptions {
   double min_time_s = 0.005;  // CPU: each round times single calls for at least this (1 to 64 calls)
   // CPU: after `repetitions` rounds, records whose two fastest rounds differ by more than `agree`
   // get further rounds, up to `max_repetitions` (0: 3 x repetitions) or until `budget_s` seconds of
-  // timing have passed (0: no limit).
+  // timing have passed (0: no limit); past the budget, base rounds also stop after the fifth.
   double agree = 0.03;
   int max_repetitions = 0;
   double budget_s = 0;
