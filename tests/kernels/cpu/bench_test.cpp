@@ -140,6 +140,14 @@ TEST_CASE("interleaved rounds time every record and settle or stop at the cap", 
   CHECK(calls <= 8);
 }
 
+TEST_CASE("past the time budget a record still gets five rounds, and no more", "[kernels][cpu][bench]") {
+  BenchOptions o = quick();
+  o.repetitions = 15;
+  o.budget_s = 1e-9;  // spent before the first call
+  const std::vector<Measurement> ms = measure_cpu_rounds({gemm_record(8, 64, 64), gemm_record(16, 32, 32)}, o);
+  for (const Measurement& m : ms) CHECK(m.repetitions == 5);
+}
+
 TEST_CASE("an unsupported record is named before anything is timed", "[kernels][cpu][bench]") {
   const MeasurementRecord ok = gemm_record(8, 8, 8), bad = gemm_record(8, 8, 8, DType::bf16);
   std::size_t calls = 0;
