@@ -74,11 +74,11 @@ TEST_CASE("decode parameters are recovered from synthetic timings", "[fit]") {
   CHECK(fit.range.at("parallel_units").second == 64 * 16);  // 64 sequences of 16 KV heads
 }
 
-TEST_CASE("prefill span and head_dim terms are recovered", "[fit]") {
+TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
   OpModel truth;
   truth.t0_s = 5e-6;
   truth.peak_flop_per_s = 6e14;
-  truth.head_dim_scale = 40;
+  truth.softmax_rate = 2e12;  // exponentials per second
   truth.causal_factor = 0.05;
   truth.slots = 264;
   truth.half_streams = 50;
@@ -100,7 +100,7 @@ TEST_CASE("prefill span and head_dim terms are recovered", "[fit]") {
   const OpFit fit = fit_op_class("attention/prefill", ptrs, h200_spec(), false);
   CHECK(fit.fit_p90_ape < 0.02);  // exact synthetic data: the model family contains the truth
   CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.05));
-  CHECK(fit.model.head_dim_scale == Approx(truth.head_dim_scale).epsilon(0.10));
+  CHECK(fit.model.softmax_rate == Approx(truth.softmax_rate).epsilon(0.10));
   CHECK(fit.model.slots == Approx(truth.slots).epsilon(0.10));
 }
 
