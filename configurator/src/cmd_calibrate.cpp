@@ -139,7 +139,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
       ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %)")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
       ("help,h", "this help");
   if (wants_help(args)) {
@@ -150,7 +150,9 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
   if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
   const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
   const std::string in = a.str("in");
-  const auto measured = measure_records(dev, read_records(in), in, bench_options(a));
+  kernels::BenchOptions o = bench_options(a);
+  o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
+  const auto measured = measure_records(dev, read_records(in), in, o);
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
   else for (const auto& r : measured) out << r.json.dump() << "\n";
   return kExitOk;
