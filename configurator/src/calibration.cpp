@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -11,12 +12,31 @@
 namespace mhacfg {
 
 std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecord>& records,
-                                              const std::vector<std::string>& backends) {
-  std::vector<MeasurementRecord> out;
+                                              const std::vector<std::string>& backends,
+                                              std::vector<std::string>* notes) {
+  const auto chosen = [&](const MeasurementRecord& r) {
+    return r.op != OpKind::attention || backends.empty() ||
+           std::find(backends.begin(), backends.end(), r.backend) != backends.end();
+  };
+  std::set<std::string> covered;  // attention classes some chosen backend measured
   for (const auto& r : records)
-    if (r.op == OpKind::gemm || backends.empty() ||
-        std::find(backends.begin(), backends.end(), r.backend) != backends.end())
+    if (r.op == OpKind::attention && chosen(r)) covered.insert(r.op_class());
+  std::map<std::string, std::set<std::string>> borrowed;  // class -> the backends kept for it
+  std::vector<MeasurementRecord> out;
+  for (const auto& r : records) {
+    if (chosen(r)) {
       out.push_back(r);
+    } else if (r.op == OpKind::attention && !covered.count(r.op_class())) {
+      borrowed[r.op_class()].insert(r.backend);
+      out.push_back(r);
+    }
+  }
+  if (notes)
+    for (const auto& [cls, names] : borrowed) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      notes->push_back(cls + ": no records of the chosen attention backends; used those of " + list + ".");
+    }
   return out;
 }
 

@@ -189,7 +189,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto from = a.opt_str("from")) {
     const auto all = read_records(*from, "--from");
     const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
-    const auto records = select_records(all, backends);
+    const auto records = select_records(all, backends, &notes);
     std::string base = a.opt_str("base").value_or("");
     if (base.empty()) base = profile_for_device(records.front().device);
     if (base.empty())
@@ -200,6 +200,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     p.provenance = {{"source", "measured"}, {"from", *from}, {"attention_backends", backends},
                     {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
                     {"records", records.size()}, {"device", records.front().device}};
+    if (!notes.empty()) p.provenance["backend_notes"] = notes;
     fit_profile(p, records);
     if (auto h = a.opt_str("holdout"))
       add_validation(p, select_records(read_records(*h, "--holdout"), backends), "held-out records in " + *h);
@@ -334,8 +335,12 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
   const Profile p = load_profile(a.str("profile"), "--profile");
-  const auto records = select_records(read_records(a.str("in")), split_commas(a.opt_str("attention-backend").value_or("")));
-  render(validation_report(p, a.str("in"), validate_records(Predictor(p), records)), format, out);
+  std::vector<std::string> notes;
+  const auto records =
+      select_records(read_records(a.str("in")), split_commas(a.opt_str("attention-backend").value_or("")), &notes);
+  Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
+  for (const auto& n : notes) report.notes.push_back(n);
+  render(report, format, out);
   return kExitOk;
 }
 

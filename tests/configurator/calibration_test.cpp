@@ -43,7 +43,11 @@ TEST_CASE("calibrate --from fits the shared H200 records and writes a measured p
 
 TEST_CASE("predict writes every record back in order with predicted_ms", "[calibration][cli]") {
   const std::string prof = path("h200-fit2.json");
-  REQUIRE(run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn", "--out", prof}).code == 0);
+  const CliResult cal = run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn", "--out", prof});
+  REQUIRE(cal.code == 0);
+  // cuDNN has no MLA kernel: the file's two-bmm MLA timings fit that class, and the summary says so.
+  CHECK(cal.out.find("attention/decode/mla: no records of the chosen attention backends; used those of torch-bmm.") !=
+        std::string::npos);
   const std::string in = write("mixed.jsonl",
       "{\"op\": \"gemm\", \"m\": 4096, \"n\": 4096, \"k\": 4096, \"note\": \"kept\"}\n"
       "\n"
@@ -63,7 +67,7 @@ TEST_CASE("predict writes every record back in order with predicted_ms", "[calib
   CHECK(lines[2]["op"] == "attention_block");
   for (const auto& l : lines) CHECK(l["predicted_ms"].get<double>() > 0);
   CHECK(lines[0]["predicted_basis"] == "calibrated");
-  CHECK(lines[3]["predicted_basis"] == "uncalibrated roofline");  // MLA not in this fit: said, not hidden
+  CHECK(lines[3]["predicted_basis"] == "calibrated");  // MLA decode, from the torch-bmm records
   CHECK(lines[4]["extrapolated"] == true);  // 512 sequences of 262144 tokens: bytes beyond the fit
   CHECK_FALSE(lines[1].contains("extrapolated"));
   // A block is its QKV GEMM + attention + O GEMM.
@@ -91,7 +95,13 @@ TEST_CASE("validate reports per-class and overall errors; a perfect profile scor
                               "--attention-backend", "cudnn", "--format", "json"});
   const auto rd = nlohmann::json::parse(real.out);
   CHECK(rd["classes"].back()["op_class"] == "all");
-  CHECK(rd["classes"].back()["records"] == 60);
+  CHECK(rd["classes"].back()["records"] == 68);  // 48 cuDNN + 8 two-bmm MLA (no cuDNN MLA) + 12 GEMMs
+  // A class no record of any backend covers is predicted by the roofline, and says so.
+  const CliResult roof = run({"predict", "--profile", prof, "--in", write("mla-prefill.jsonl",
+      "{\"op\": \"attention\", \"phase\": \"prefill\", \"batch\": 1, \"q_len\": 1024, \"kv_len\": 1024, \"num_q_heads\": 16, "
+      "\"num_kv_heads\": 1, \"kv_lora_rank\": 512, \"rope_head_dim\": 64, \"causal\": true}\n")});
+  REQUIRE(roof.code == 0);
+  CHECK(nlohmann::json::parse(roof.out)["predicted_basis"] == "uncalibrated roofline");
 }
 
 TEST_CASE("record errors name the file, line and field", "[calibration][errors]") {

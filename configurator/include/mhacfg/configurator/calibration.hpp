@@ -13,8 +13,12 @@
 namespace mhacfg {
 
 // Keeps gemm records and the attention records whose backend is in `backends` (all when empty).
+// An attention op class none of those backends measured (MLA decode in a file of cuDNN timings and
+// two-bmm MLA timings) keeps every backend's records of that class, so the profile still covers it;
+// each such class adds a line to `notes` naming the backends used.
 std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecord>& records,
-                                              const std::vector<std::string>& backends);
+                                              const std::vector<std::string>& backends,
+                                              std::vector<std::string>* notes = nullptr);
 
 // The shipped profile whose device the records name ("NVIDIA H200" -> h200-sxm), or empty.
 std::string profile_for_device(const std::string& device);
