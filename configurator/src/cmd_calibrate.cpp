@@ -65,8 +65,8 @@ struct Progress {
 std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
 
 // Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
-// time_ms the fastest round; CUDA: one harness call per record, time_ms the median of its flushed,
-// event-timed calls. time_spread is (p75 - p25) / median of the repetitions.
+// time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
+// event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
 std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
                                                const std::string& name, const kernels::BenchOptions& o) {
   for (std::size_t i = 0; i < in.size(); ++i) {

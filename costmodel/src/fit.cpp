@@ -257,39 +257,39 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   // three capacities (the LM step is local; kinks of max() and min() need several starts).
   const std::vector<double> caches = spec.cache ? std::vector<double>{16e6, 64e6, 256e6} : std::vector<double>{0};
   for (bool overlap : {false, true})
-  for (double scale : {1.0, 0.5, 2.0})
-    if (!(overlap && spec.combine))
-  for (double cache : caches)
-    for (double span_units : {units, 2 * units}) {
-      OpModel init = base;
-      init.overlap = overlap;
-      init.t0_s = std::max(tmin * 0.3, 1e-9);
-      init.peak_flop_per_s = peak * 1.2 * scale;
-      init.bw_bytes_per_s = spec.bw ? bw * 1.2 * scale : base.bw_bytes_per_s;
-      init.half_streams = spec.half_streams ? (spec.slots ? 30.0 : 4.0) * scale : 0;
-      init.stream_exponent = 1.0;
-      init.rows_half = spec.rows_half ? 4.0 : 0;
-      init.cache_bytes = cache;
-      init.cache_bw_bytes_per_s = spec.cache ? bw * 2 : 0;
-      init.head_dim_scale = spec.head_dim_scale ? 40.0 * scale : 0;
-      init.causal_factor = spec.causal_factor ? 0.05 : 0;
-      init.slots = spec.slots ? span_units : 0;
-      // Per-element rates well above the FLOP rate's element equivalents, k = 2.
-      init.softmax_rate = spec.softmax ? peak * scale / 8 : 0;
-      init.load_rate = spec.load ? peak * scale / 4 : 0;
-      init.combine_excess = spec.combine ? 1.0 : 0;
-      init.miss_slowdown = spec.miss ? 0.5 : 0;
-      init.row_block = spec.row_block;
-      std::vector<double> theta;
-      for (auto f : l.fields) theta.push_back(std::log(init.*f));
-      double c = 0;
-      theta = levenberg_marquardt(init, l, caps, theta, xs, c);
-      if (c < best.cost) {
-        best.cost = c;
-        best.model = apply(init, l, theta, caps);
-      }
-      if (!spec.slots) break;
-    }
+    for (double scale : {1.0, 0.5, 2.0})
+      for (double cache : caches)
+        for (double span_units : {units, 2 * units}) {
+          if (overlap && spec.combine) continue;  // a fitted k covers the max
+          OpModel init = base;
+          init.overlap = overlap;
+          init.t0_s = std::max(tmin * 0.3, 1e-9);
+          init.peak_flop_per_s = peak * 1.2 * scale;
+          init.bw_bytes_per_s = spec.bw ? bw * 1.2 * scale : base.bw_bytes_per_s;
+          init.half_streams = spec.half_streams ? (spec.slots ? 30.0 : 4.0) * scale : 0;
+          init.stream_exponent = 1.0;
+          init.rows_half = spec.rows_half ? 4.0 : 0;
+          init.cache_bytes = cache;
+          init.cache_bw_bytes_per_s = spec.cache ? bw * 2 : 0;
+          init.head_dim_scale = spec.head_dim_scale ? 40.0 * scale : 0;
+          init.causal_factor = spec.causal_factor ? 0.05 : 0;
+          init.slots = spec.slots ? span_units : 0;
+          // Per-element rates well above the FLOP rate's element equivalents, k = 2.
+          init.softmax_rate = spec.softmax ? peak * scale / 8 : 0;
+          init.load_rate = spec.load ? peak * scale / 4 : 0;
+          init.combine_excess = spec.combine ? 1.0 : 0;
+          init.miss_slowdown = spec.miss ? 0.5 : 0;
+          init.row_block = spec.row_block;
+          std::vector<double> theta;
+          for (auto f : l.fields) theta.push_back(std::log(init.*f));
+          double c = 0;
+          theta = levenberg_marquardt(init, l, caps, theta, xs, c);
+          if (c < best.cost) {
+            best.cost = c;
+            best.model = apply(init, l, theta, caps);
+          }
+          if (!spec.slots) break;
+        }
   return best;
 }
 
