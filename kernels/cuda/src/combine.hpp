@@ -13,6 +13,20 @@ namespace mhacfg::kernels::cuda::detail {
 // output normalised by its own softmax sum) then lse [batch, num_heads, num_splits] fp32 (log2 of
 // the split's softmax sum plus its running max, in the kernels' log2-scaled score units; -inf for an
 // empty split).
+// The combine kernel's shape: a block of kCombineThreads per (head, sequence); each thread merges 4
+// dims of every `groups`-th split, kCombineUnroll splits loaded together. combine_rounds is the number
+// of dependent load rounds a thread makes, which sets the combine's latency.
+constexpr int kCombineThreads = 256;
+constexpr int kCombineUnroll = 8;
+constexpr int combine_groups(int v_dim) {
+  const int lanes = v_dim / 4 < kCombineThreads ? v_dim / 4 : kCombineThreads;
+  return lanes > 0 ? kCombineThreads / lanes : 1;
+}
+constexpr int combine_rounds(int num_splits, int v_dim) {
+  const int per_round = combine_groups(v_dim) * kCombineUnroll;
+  return ((num_splits + per_round - 1) / per_round) * ((v_dim / 4 + kCombineThreads - 1) / kCombineThreads);
+}
+
 struct SplitWorkspace {
   float* o_part = nullptr;
   float* lse = nullptr;

@@ -116,6 +116,16 @@ __device__ __forceinline__ void grid_dependency_wait() {
 #endif
 }
 
+// Programmatic dependent launch, the other side: from here on the next kernel of the stream (the
+// split-KV combine, launched with the PDL attribute) may be scheduled, once every block of this grid
+// has passed this point, so its launch overlaps this grid's last wave instead of following it; it
+// still waits in grid_dependency_wait until this grid has finished. A no-op without a PDL dependent.
+__device__ __forceinline__ void grid_dependents_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 // Hides a value from the optimiser so address arithmetic that depends on it stays where it is
 // written (inside the main loop) instead of being hoisted into registers that live across it.
 __device__ __forceinline__ std::int64_t opaque(std::int64_t x) {

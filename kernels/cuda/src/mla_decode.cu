@@ -86,6 +86,7 @@ __global__ void __launch_bounds__(kThreads, 2) mla_decode_kernel(const Args a) {
   float* s_exchange = reinterpret_cast<float*>(smem + kQBytes + kStages * kTileBytes);
 
   const int hg = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
+  detail::grid_dependents_launch();  // the combine (if split) may be scheduled beside this grid
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int h0 = hg * kHeads;
   const int heads = min(kHeads, a.num_heads - h0);  // valid rows of this block
@@ -311,7 +312,9 @@ Plan plan(const Params& p) {
   sp.tile_tokens = kTile;
   sp.bytes_per_token = kLatentDim * 2;
   sp.partial_bytes_per_split = static_cast<std::int64_t>(kHeads) * (kKvLoraRank + 1) * 4 * 2;
-  sp.resident_blocks = device_info(current_device()).sm_count * blocks_per_sm();
+  sp.v_dim = kKvLoraRank;
+  sp.sm_count = device_info(current_device()).sm_count;
+  sp.blocks_per_sm = blocks_per_sm();
   const detail::SplitChoice c = detail::choose_splits(sp, p.num_splits);
   Plan out;
   out.num_splits = c.num_splits;

@@ -11,8 +11,10 @@ struct SplitProblem {
   std::int64_t kv_len = 1;              // longest sequence
   int tile_tokens = 64;                 // a split is a whole number of tiles
   std::int64_t bytes_per_token = 0;     // K/V bytes one block reads per token
+  int v_dim = 128;                      // output dims per head (the combine's row)
   std::int64_t partial_bytes_per_split = 0;  // partial O + LSE written and read back per block
-  int resident_blocks = 1;             // sm_count * blocks per SM
+  int sm_count = 1;
+  int blocks_per_sm = 1;               // resident blocks of the kernel per SM (occupancy)
   int max_splits = 1024;
 };
 
@@ -22,8 +24,10 @@ struct SplitChoice {
 };
 
 // forced > 0: that many splits (rounded to whole tiles). Else the count with the least modelled
-// time: waves of blocks each streaming its chunk at its share of HBM bandwidth (capped per block),
-// a fixed cost per block and, when split, the combine launch and its partial-result traffic.
+// time: waves of at most sm_count * blocks_per_sm blocks; in a wave the busiest SM holds
+// ceil(blocks / sm_count) of them and streams their chunks at a rate capped per block and per SM, and
+// the wave takes at least its bytes over HBM bandwidth; plus a fixed cost per wave and, when split,
+// the combine launch, its load rounds and its partial-result traffic.
 SplitChoice choose_splits(const SplitProblem& p, int forced);
 
 }  // namespace mhacfg::kernels::cuda::detail
