@@ -61,6 +61,7 @@ using Rows16D64 = Config<64, 8, 1, 64, true, 2>;    // BM 128, 128 registers, 32
 using Rows32D64 = Config<64, 4, 2, 64, true, 2>;    // BM 128, 234 registers, 32 KiB
 using Rows16D128 = Config<128, 8, 1, 64, true, 1>;  // BM 128, 207 registers, 64 KiB, 1 block per SM
 using Rows32D128 = Config<128, 4, 2, 32, false, 2>; // BM 128, 247 registers, 48 KiB, 2 blocks per SM
+using Rows32D128K64 = Config<128, 4, 2, 64, false, 2>;  // BM 128, 255 registers + spills, 64 KiB
 using Rows16D256 = Config<256, 4, 1, 64, false, 2>; // BM 64, 255 registers, 96 KiB, 2 blocks per SM
 
 struct Args {
@@ -90,8 +91,11 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) prefill_kernel(con
   const std::uint32_t sK = sQ + C::kQBytes;
   const std::uint32_t sV = sK + C::kKvBytes;
 
-  const int m_block = a.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
-  const int h = blockIdx.y, b = blockIdx.z;
+  // Blocks are dispatched x fastest, z slowest: with the query tile in z, every (head, sequence) of one
+  // tile is issued before any of the next, so causal blocks go out longest first across the whole grid
+  // (not only within a head), and a KV group's query heads read the same K/V tiles side by side.
+  const int m_block = a.causal ? static_cast<int>(gridDim.z - 1 - blockIdx.z) : static_cast<int>(blockIdx.z);
+  const int h = blockIdx.x, b = blockIdx.y;
   const int kvh = h / a.group_size;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int m0 = m_block * BM;
@@ -280,8 +284,8 @@ template <class C>
 void launch(const Args& a, int batch, int num_q_heads, Stream stream) {
   // Per launch, not once: the attribute belongs to the current device.
   MHACFG_CUDA_CHECK(cudaFuncSetAttribute(prefill_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-  const dim3 grid(static_cast<unsigned>((a.q_len + C::BM - 1) / C::BM), static_cast<unsigned>(num_q_heads),
-                  static_cast<unsigned>(batch));
+  const dim3 grid(static_cast<unsigned>(num_q_heads), static_cast<unsigned>(batch),
+                  static_cast<unsigned>((a.q_len + C::BM - 1) / C::BM));
   prefill_kernel<C><<<grid, C::kThreads, C::kSmemBytes, stream>>>(a);
   MHACFG_CUDA_CHECK_LAUNCH("prefill_kernel");
 }
@@ -306,13 +310,17 @@ std::string to_string(Variant v) {
     case Variant::automatic: return "automatic";
     case Variant::rows16: return "rows16";
     case Variant::rows32: return "rows32";
+    case Variant::rows32_keys64: return "rows32_keys64";
   }
   return "unknown";
 }
 
 Variant resolve(Variant v, int head_dim) {
   if (head_dim == 256) return Variant::rows16;  // a 32-row warp would need 256 accumulator registers
-  return v == Variant::automatic ? Variant::rows32 : v;
+  if (v != Variant::automatic) return v;
+  // H200 (2026-11-30, causal B4 N4096 32q/8kv): rows32 with 64-key tiles 349 TFLOP/s, with 32-key
+  // tiles 332, rows16 311; at head_dim 64 rows32 already uses 64-key tiles.
+  return head_dim == 128 ? Variant::rows32_keys64 : Variant::rows32;
 }
 
 std::string supports(const AttentionShape& s) {
@@ -323,6 +331,7 @@ std::string supports(const AttentionShape& s) {
   if (s.window > 0) return "sliding windows are not implemented";
   if (s.q_len < 1 || s.q_len > s.kv_len) return "q_len must be in [1, kv_len]";
   if (s.kv_len > (1 << 30)) return "kv_len must be at most 2^30";
+  if (s.q_len > 65535LL * 64) return "q_len must be at most 65535 * 64 (query tiles are the grid's z)";
   if (s.batch < 1 || s.batch > 65535) return "batch must be in [1, 65535]";
   if (s.num_q_heads < 1 || s.num_q_heads > 65535) return "num_q_heads must be in [1, 65535]";
   if (s.num_kv_heads < 1 || s.num_q_heads % s.num_kv_heads != 0) return "num_kv_heads must divide num_q_heads";
@@ -362,11 +371,12 @@ void run(const Params& p, Stream stream) {
   switch (p.head_dim) {
     case 64:
       v == Variant::rows16 ? launch<Rows16D64>(a, p.batch, p.num_q_heads, stream)
-                           : launch<Rows32D64>(a, p.batch, p.num_q_heads, stream);
+                           : launch<Rows32D64>(a, p.batch, p.num_q_heads, stream);  // rows32 tiles are 64 keys here
       return;
     case 128:
-      v == Variant::rows16 ? launch<Rows16D128>(a, p.batch, p.num_q_heads, stream)
-                           : launch<Rows32D128>(a, p.batch, p.num_q_heads, stream);
+      v == Variant::rows16          ? launch<Rows16D128>(a, p.batch, p.num_q_heads, stream)
+      : v == Variant::rows32_keys64 ? launch<Rows32D128K64>(a, p.batch, p.num_q_heads, stream)
+                                    : launch<Rows32D128>(a, p.batch, p.num_q_heads, stream);
       return;
     case 256: launch<Rows16D256>(a, p.batch, p.num_q_heads, stream); return;
   }

@@ -126,8 +126,8 @@ TEST_CASE("prefill attention matches the float64 reference across head_dims, lay
   std::uint64_t seed = 500;
   int i = 0;
   for (int d : {64, 128, 256})
-    for (auto variant : {prefill::Variant::rows16, prefill::Variant::rows32}) {
-      if (d == 256 && variant == prefill::Variant::rows32) continue;  // resolves to rows16
+    for (auto variant : {prefill::Variant::rows16, prefill::Variant::rows32, prefill::Variant::rows32_keys64}) {
+      if (d == 256 && variant != prefill::Variant::rows16) continue;  // resolves to rows16
       for (bool causal : {true, false})
         for (const Lens& l : lens) {
           PrefillCase c;
@@ -159,7 +159,7 @@ TEST_CASE("prefill attention reads a packed QKV matrix", "[cuda]") {
 
 TEST_CASE("prefill attention small case for the sanitizers", "[cuda][sanitize]") {
   MHACFG_REQUIRE_CUDA_DEVICE();
-  for (auto variant : {prefill::Variant::rows16, prefill::Variant::rows32}) {
+  for (auto variant : {prefill::Variant::rows16, prefill::Variant::rows32, prefill::Variant::rows32_keys64}) {
     PrefillCase c;
     c.batch = 1;
     c.q_len = 70;
@@ -191,4 +191,7 @@ TEST_CASE("prefill attention says which shapes it does not run", "[cuda]") {
   bad.num_kv_heads = 3;
   CHECK(!prefill::supports(bad).empty());
   CHECK(prefill::resolve(prefill::Variant::automatic, 256) == prefill::Variant::rows16);
+  CHECK(prefill::resolve(prefill::Variant::automatic, 128) == prefill::Variant::rows32_keys64);
+  CHECK(prefill::resolve(prefill::Variant::automatic, 64) == prefill::Variant::rows32);
+  CHECK(prefill::resolve(prefill::Variant::rows16, 128) == prefill::Variant::rows16);
 }

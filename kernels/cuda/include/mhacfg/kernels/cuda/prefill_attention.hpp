@@ -16,6 +16,8 @@ enum class Variant {
   automatic,  // the default for the head_dim (rows32 for 64 and 128, rows16 for 256)
   rows16,     // each warp owns 16 query rows; Q fragments stay in registers (head_dim <= 128)
   rows32,     // each warp owns 32 rows: K/V fragments reused by two m-tiles (head_dim <= 128)
+  rows32_keys64,  // rows32 with 64-key tiles at head_dim 128 (half the barriers per key; the
+                  // compiler spills a few registers); the same as rows32 at head_dim 64
 };
 
 struct Params {
