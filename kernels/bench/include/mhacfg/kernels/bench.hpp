@@ -23,6 +23,9 @@ struct BenchOptions {
   int device = 0;            // CUDA device ordinal
 };
 
+// CUDA: fresh allocations of a record's inputs, each timed with at least 20 calls (see below).
+inline constexpr int kCudaWorkloads = 3;
+
 // How time_ms summarises the repetitions.
 //   CPU: the fastest single call of all rounds. The CPU kernels run on shared machines whose other
 //     tenants only ever add time, in bursts: on the 2-vCPU development VM a 4 ms GEMM alternated
@@ -30,12 +33,16 @@ struct BenchOptions {
 //     28-30 ms in others. Each round times single calls for at least min_time_s, so short calls
 //     fit between bursts; the fastest is the machine's own speed, the median and spread of all
 //     calls are reported beside it.
-//   CUDA: the median of event-timed calls with L2 flushed (a dedicated device).
+//   CUDA: the median of event-timed calls with L2 flushed (a dedicated device), on each of
+//     kCudaWorkloads fresh allocations of the inputs; time_ms is the median of those medians. On the
+//     H200 one allocation's timing of a kernel sat up to 9-13 % from another's (prefill causal
+//     32q/8kv: 1519-1659 us; decode B8: 251-285 us) while the calls on one allocation agreed within
+//     1 %, so the allocations, not the calls, are the repetitions that matter.
 struct Measurement {
   double time_ms = 0;      // the statistic above, per call
-  double median_ms = 0;    // median of the timed calls (CPU) or repetitions (CUDA)
-  double spread = 0;       // (p75 - p25) / median of the same: run-to-run spread
-  int repetitions = 0;     // CPU: rounds; CUDA: timed calls
+  double median_ms = 0;    // median of the timed calls (CPU) or of the allocations' medians (CUDA)
+  double spread = 0;       // CPU: (p75 - p25) / median of the calls; CUDA: (max - min) / median of the allocations
+  int repetitions = 0;     // CPU: rounds; CUDA: allocations (fresh workloads)
   int calls = 0;           // timed calls in all
   std::string statistic;   // "min" or "median": what time_ms is
   std::string backend;     // e.g. "mhacfg-cpu", "mhacfg-cuda", "cublas"

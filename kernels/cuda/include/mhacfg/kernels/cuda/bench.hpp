@@ -1,7 +1,8 @@
 // The CUDA twin of the CPU microbenchmark harness (mhacfg/kernels/bench.hpp): turns measurement
 // records into timed records with the project's CUDA kernels and cuBLASLt, and measures the device's
 // ceilings. Timing: CUDA events around each call, warm-up first, L2 flushed (256 MiB written) before
-// every timed call, median of at least 20 calls, spread = (p75 - p25) / median.
+// every timed call, median of at least 20 calls on each of kCudaWorkloads fresh allocations of the
+// inputs, time = the median of those medians, spread = (max - min) / median over the allocations.
 #pragma once
 
 #include <cstdint>
