@@ -36,14 +36,16 @@ mkdir -p "$bin"
 find "$build" -type f -perm -u+x \( -name mhacfg_cuda_tests -o -name mhacfg_cuda_speed -o -name mhacfg \) \
   -exec cp {} "$bin/" \;
 strip --strip-unneeded "$bin"/* 2>/dev/null || true
+# Shared libraries the device machine lacks (it has glibc, libstdc++, libgomp and CUDA 13, but e.g.
+# Google Benchmark there is another soname than Debian's libbenchmark.so.1debian): carried in lib/,
+# which h200_check.sh puts on LD_LIBRARY_PATH.
+mkdir -p "$bin/lib"
+for b in "$bin"/mhacfg*; do
+  ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
+    grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|ld-linux[^/]*)\.so|/usr/local/cuda' |
+    while read -r lib; do cp -L "$lib" "$bin/lib/"; done || true  # grep finds none: nothing to carry
+done
 grep -E "Compiling entry|registers|spill" "$build/build.log" > "$bin/ptxas.txt" || true
-# calibrate's held-out shapes and validate's input (the shared H200 timings, copied into the repo).
-mkdir -p "$bin/data"
-cp "$root/tests/fixtures/h200-holdout-shapes.jsonl" "$bin/data/"
-if [ -f "$root/tests/fixtures/h200-torch.train.jsonl" ]; then
-  cp "$root/tests/fixtures/h200-torch.train.jsonl" "$bin/data/"
-fi
-
 for b in mhacfg_cuda_tests mhacfg_cuda_speed; do
   [ -x "$bin/$b" ] || { echo "build.sh: $b missing from $bin" >&2; exit 1; }
 done

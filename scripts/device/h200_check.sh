@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Issue 5's one-call check on the lent H200. Runs THERE, from the repository root, on the binaries
 # that scripts/device/build.sh made here:
-#   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 540
-# Steps (each under its own time limit; the limits add up to 490 s, under 9 minutes; run with timeout_s 540):
+#   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 420
+# Steps (each under its own time limit; the limits add up to 550 s; on the H200 the whole script took
+# 40-60 s on 2026-11-30, so timeout_s 420 leaves room):
 #   env        nvidia-smi line, library resolution, sanitizer version
 #   tests      every [cuda] test (float64 references, poisoned outputs, every element checked)
 #   memcheck   compute-sanitizer --tool memcheck on the [sanitize] subset
 #   racecheck  compute-sanitizer --tool racecheck on the [sanitize] subset without cuBLAS ([gemm])
 #   synccheck  compute-sanitizer --tool synccheck on the same subset
 #   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
+#   profile    ncu per-kernel times of the small decode rows (diagnostic; where ncu exists)
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
 #              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg exists;
-#              the full CUDA grid: 84 records, each allocated, filled and timed 23 times)
-#   validate   mhacfg validate --profile $OUT/h200-sxm.json --in device-bin/data/h200-torch.train.jsonl
+#              the full CUDA grid: 106 records, each on 3 fresh allocations timed 23 times; ~15 s)
+#   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
-# Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json;
+# Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json,
+# h200-measured.jsonl (the grid's timings), h200-holdout-measured.jsonl (the held-out shapes' timings);
 # the summary table is printed last. Exit status 0 only when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 3
@@ -38,6 +41,8 @@ if ldd "$BIN/mhacfg_cuda_tests" 2>/dev/null | grep -q "not found"; then
   done
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
+export LD_LIBRARY_PATH="$PWD/device-bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # build.sh's carried libraries
+export BIN
 
 step() {  # step NAME LIMIT_S COMMAND...
   local name=$1 limit=$2
@@ -53,24 +58,33 @@ step() {  # step NAME LIMIT_S COMMAND...
   return 0
 }
 
-env_report() {
-  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.used,memory.total --format=csv
-  ldd "$BIN/mhacfg_cuda_tests" | grep -E "cuda|cublas|not found"
-  compute-sanitizer --version | tail -1
-}
+# `timeout` runs programs, not shell functions: the report is a bash -c script.
+env_report='nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.used,memory.total --format=csv
+for b in "$BIN"/mhacfg*; do echo "$b:"; ldd "$b" | grep -E "cuda|cublas|benchmark|not found"; done
+compute-sanitizer --version | tail -1'
 
-step env 15 env_report
+step env 15 bash -c "$env_report"
 step tests 90 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
 step memcheck 50 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
 step racecheck 50 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step synccheck 25 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step speed 120 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
+# Diagnostic, not a check: per-kernel GPU time (Nsight Compute, clocks left alone) of the small decode
+# rows, where launch gaps and the combine weigh most; the split kernel and the combine separately.
+profile='for c in "decode MQA B1 L32768 32/1 d128" "decode B1 L32768 32/8 d128"; do
+  echo "--- $c"
+  ncu --clock-control none --metrics gpu__time_duration.sum -k "regex:decode_kernel|combine_kernel" \
+    --launch-skip 8 --launch-count 4 "$BIN/mhacfg_cuda_speed" --only "$c" --no-sweeps --calls 20 2>&1 |
+    grep -E "decode_kernel|combine_kernel|gpu__time_duration|ERR|rror"
+done; exit 0'
+if command -v ncu >/dev/null; then step profile 60 bash -c "$profile"; fi
 if [ -x "$BIN/mhacfg" ]; then
   step calibrate 120 "$BIN/mhacfg" calibrate --device cuda --out "$OUT/h200-sxm.json" \
-    --holdout "$BIN/data/h200-holdout-shapes.jsonl" --save-measurements "$OUT/h200-measured.jsonl"
+    --holdout tests/fixtures/h200-holdout-shapes.jsonl --save-measurements "$OUT/h200-measured.jsonl" \
+    --save-holdout "$OUT/h200-holdout-measured.jsonl"
   if [ -s "$OUT/h200-sxm.json" ]; then
     # The CLI's validate flags are the configurator's; override with MHACFG_VALIDATE_ARGS when they differ.
-    read -r -a vargs <<<"${MHACFG_VALIDATE_ARGS:---profile $OUT/h200-sxm.json --in $BIN/data/h200-torch.train.jsonl}"
+    read -r -a vargs <<<"${MHACFG_VALIDATE_ARGS:---profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl}"
     step validate 20 "$BIN/mhacfg" validate "${vargs[@]}"
   fi
 else
