@@ -110,13 +110,18 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
         g.push_back(attention(Phase::prefill, len == 1024 ? 4 : 1, len, len, nq, nkv, hd, causal, bf));
   for (std::int64_t kv : {1024, 8192, 32768})
     for (std::int64_t batch : {1, 8, 64})
-      for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 1, 128}, std::tuple{16, 16, 64}, std::tuple{16, 2, 256}})
+      for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 1, 128}, std::tuple{16, 2, 128}, std::tuple{16, 16, 64},
+                                 std::tuple{16, 2, 256}})
         g.push_back(attention(Phase::decode, batch, 1, kv, nq, nkv, hd, false, bf));
   for (std::int64_t kv : {4096, 32768})
-    for (std::int64_t batch : {1, 64})
+    for (std::int64_t batch : {1, 8, 64})
       for (std::int64_t nq : {16, 128}) g.push_back(mla(batch, kv, nq, 512, bf));
-  for (std::int64_t m : {1, 64, 1024, 8192})
-    for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192}})
+  // GEMMs: decode-sized m (weights streamed) to prefill-sized (compute-bound), with m = 256 where the
+  // output tiles fill under two waves, and one 512 MiB weight matrix (a 70B-class MLP) so the
+  // streaming rate is pinned above the 168 MB of the next largest.
+  for (std::int64_t m : {1, 64, 256, 1024, 8192})
+    for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192},
+                        std::pair{16384, 16384}})
       g.push_back(gemm(m, n, k, bf));
   return g;
 }

@@ -110,6 +110,15 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
   return out;
 }
 
+// A base profile lends its spec, kernel list and name; a calibration it carries (fits, validation,
+// measured ceilings) described other timings and is dropped before the new one is fitted.
+void forget_calibration(Profile& p) {
+  p.ops.clear();
+  p.validation.clear();
+  p.measured = nlohmann::json::object();
+  p.source = "datasheet";
+}
+
 void add_validation(Profile& p, const std::vector<MeasurementRecord>& holdout, const std::string& what) {
   const Predictor pred(p);
   for (const auto& e : validate_records(pred, holdout))
@@ -196,6 +205,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
                                                   "\"; give --base with a profile for its memory and ceilings");
     p = load_profile(base, "--base");
+    forget_calibration(p);
     p.name = a.opt_str("name").value_or(p.name + "-measured");
     p.provenance = {{"source", "measured"}, {"from", *from}, {"attention_backends", backends},
                     {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
@@ -253,6 +263,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     const std::string base = dev.cuda ? profile_for_device(name) : "";
     if (!base.empty()) {
       p = load_profile(base, "--device");
+      forget_calibration(p);
     } else {
       p.kind = dev.cuda ? "gpu" : "cpu";
       p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
@@ -266,6 +277,11 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                     {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
                     {"records", measured.size()}, {"repetitions", o.repetitions}};
     if (!dev.cuda) p.provenance["threads"] = o.threads;
+    if (dev.cuda) {
+      p.provenance["repetitions"] = kernels::kCudaWorkloads;  // fresh allocations per record
+      p.provenance["timing"] = "CUDA events; L2 flushed (256 MiB written) before each call; median of >= 20 calls on each of " +
+                               std::to_string(kernels::kCudaWorkloads) + " fresh allocations of the inputs, then the median of those";
+    }
     fit_profile(p, measured);
     p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                        {"read_bytes_per_s", ceil.read_bytes_per_s},

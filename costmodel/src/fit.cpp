@@ -28,7 +28,10 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
   s.stream_exponent = true;
   s.rows_half = true;
   s.head_dim_scale = op_class != "gemm";  // wider heads make longer dot products per K/V row
-  if (!warm_cache) return s;
+  if (!warm_cache) {
+    if (op_class == "attention/decode" || op_class == "attention/decode/mla") s.combine = true;
+    return s;
+  }
   if (op_class == "attention/decode") {
     // The CPU decode kernel (kernels/cpu): per K/V element loads in register blocks of 4, 2 and 1
     // query rows, one exponential per score, compute and memory partly overlapped on one core, and
