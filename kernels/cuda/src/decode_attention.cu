@@ -22,15 +22,12 @@
 // m-tile, 177-181 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
 // m-tile), so 3/2/1 blocks per SM.
 //
-// Expected speed (not measured yet: no device in the session that wrote it; the numbers below are the
-// design targets the H200 run must confirm or refute). The floor is K+V bytes / HBM bandwidth.
-// - 32q/8kv d128, batch 64, kv_len 32768: 8.6 GB of K/V; 512 blocks of 32768 tokens, 2 blocks per SM
-//   (3 stages x 32 KiB + Q = 100 KiB of shared memory each, 64 KiB in flight per block): expect
-//   4.3-4.5 TB/s (acceptance 4.3; cuDNN 4.62, FA2 2.55).
-// - same, batch 1: 134 MB over 32 splits of 1024 tokens (256 blocks, under one wave); expect about
-//   2.7-3.0 TB/s, limited by the ramp of each block and the two launches (acceptance 2.7).
-// - MQA 32q/1kv, batch 1: 16.8 MB, ~128 splits of 256 tokens; a ~10 us job where launch, fill and the
-//   combine dominate: expect 1.0-1.5 TB/s (acceptance 1.0; cuDNN 0.89).
+// Measured on the H200 (2026-11-30, L2 flushed, median of 3 allocations x 20 calls; NOTES.md):
+// - 32q/8kv d128, batch 64, kv_len 32768: 8.6 GB of K/V, 1 split, 2 blocks per SM: 4.46-4.57 TB/s
+//   (acceptance 4.3; cuDNN 4.62, FA2 2.55).
+// - same, batch 1: 32 splits of 1024 tokens (256 blocks, one wave): 2.76-2.78 TB/s (acceptance 2.7).
+// - MQA 32q/1kv, batch 1: 16.8 MB, 128 splits of 256 tokens: 0.84-0.86 TB/s (acceptance 1.0, missed;
+//   cuDNN 0.89): two kernels' fixed costs, ~10 us each, dominate a 3.7 us read.
 #include <cmath>
 #include <string>
 #include <type_traits>

@@ -12,16 +12,12 @@
 // sits at kv_len - q_len + i). GQA/MQA: a block reads the K/V of its query head's group; the group's
 // blocks run side by side and share them through L2.
 //
-// The two layouts (Variant) are the open question for the H200 run: rows32 (4 warps x 32 rows,
-// FA2's layout for head_dim 128: each K/V fragment feeds two m-tiles; Q re-read from shared memory;
-// ~190 shared-memory bytes per mma; 2 blocks per SM) against rows16 (8 warps x 16 rows, Q in
-// registers, ~256 bytes per mma, one block per SM). mhacfg_cuda_speed times both.
-//
-// Expected speed (not measured yet: no device in the session that wrote it). Causal 32q/8kv d128,
-// batch 4, 4096 tokens: 550 GFLOP (attention_flops), 0.70 ms at the 790 TFLOP/s GEMM ceiling.
-// mma.sync on Hopper peaks near 60-70% of the wgmma rate, and FA2's structure lands at ~330 TFLOP/s
-// there (PyTorch's FA2: 329); this kernel is that structure, so expect 280-340 TFLOP/s (acceptance
-// 330). Reaching cuDNN's ~600 needs wgmma + TMA with warp specialisation (FA3): the next version.
+// The layouts (Variant): rows32 (4 warps x 32 rows, FA2's layout for head_dim 128: each K/V fragment
+// feeds two m-tiles; Q re-read from shared memory; 2 blocks per SM) with 32- or 64-key tiles, and
+// rows16 (8 warps x 16 rows, Q in registers, one block per SM). Measured on the H200 (2026-11-30,
+// causal 32q/8kv d128, batch 4, 4096 tokens, 550 GFLOP): rows32 with 64-key tiles 349-357 TFLOP/s
+// (the default at head_dim 128; acceptance 330, PyTorch FA2 329), with 32-key tiles 318-332, rows16
+// 304-311. Reaching cuDNN's ~600 needs wgmma + TMA with warp specialisation (FA3): the next version.
 #include <cmath>
 #include <string>
 #include <type_traits>
