@@ -137,7 +137,7 @@ int check_targets(int threads, int rounds) {
   std::printf("%s, %d threads\n", mhacfg::kernels::cpu_device_name().c_str(), threads);
   std::printf("round  SGEMM GFLOP/s  prefill GFLOP/s  frac  |  read GB/s  decode fp32 GB/s  frac  decode bf16 GB/s  frac\n");
   std::vector<double> f_prefill, f_d32, f_d16;
-  const double read_bytes = static_cast<double>(d::kCeilingReadBytes);
+  const double read_bytes = static_cast<double>(d::kCeilingReadSliceBytes);  // per call of read_call
   for (int round = 1; round <= rounds; ++round) {
     const double g_before = gemm_flop / seconds("sgemm", gemm_call, 3);
     const double pf = prefill_flop / seconds("prefill", prefill_call, 1);
