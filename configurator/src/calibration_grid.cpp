@@ -74,9 +74,10 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
       for (std::int64_t batch : quick ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1, 4})
         for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256}})
           g.push_back(attention(Phase::decode, kv == 1024 ? 4 * batch : batch, 1, kv, nq, nkv, hd, false, f32));
+    g.push_back(attention(Phase::decode, 2, 1, 2048, 32, 16, 64, false, f32));  // groups of 2
     if (!quick)
       for (std::int64_t kv : {2048, 8192}) {
-        g.push_back(attention(Phase::decode, 2, 1, kv, 32, 16, 64, false, f32));
+        if (kv != 2048) g.push_back(attention(Phase::decode, 2, 1, kv, 32, 16, 64, false, f32));
         g.push_back(attention(Phase::decode, 4, 1, kv, 16, 2, 128, false, f32));
         g.push_back(attention(Phase::decode, 1, 1, kv, 32, 4, 64, false, f32));
       }
@@ -84,6 +85,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     g.push_back(attention(Phase::decode, 1, 1, 8192, 32, 2, 64, false, f32));
     g.push_back(attention(Phase::decode, 2, 1, 6144, 24, 4, 128, false, f32));  // groups of 6
     g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
+    g.push_back(attention(Phase::decode, 4, 1, 2048, 16, 4, 128, false, DType::bf16));  // bf16 near the cache's size
     g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
     // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.
     for (std::int64_t kv : {1024, 8192})
