@@ -29,6 +29,8 @@
 // - MQA 32q/1kv, batch 1: 16.8 MB, 128 splits of 256 tokens: 0.84-0.86 TB/s (acceptance 1.0, missed;
 //   cuDNN 0.89): two kernels' fixed costs, ~10 us each, dominate a 3.7 us read.
 #include <cmath>
+
+#include <cooperative_groups.h>
 #include <string>
 #include <type_traits>
 
@@ -76,7 +78,65 @@ struct Args {
   int num_splits;
   float* o_part;
   float* lse;
+  int fused;  // 1: launched cooperatively; the blocks merge the splits after a grid barrier
 };
+
+// The split merge inside the decode grid (a.fused): after every block has written its partial O and
+// log-sum-exp, one warp per (row, 4 output dims) merges that row's splits: lanes take every 32nd
+// split, 2^(lse - max) weights, shuffles reduce the max, the weight sum and the weighted partials.
+// Replaces the combine kernel when asked (Params::fused_merge) and the grid fits on the device at once
+// (one wave). On the H200 the second kernel cost about as long as the split kernel for MQA at batch 1
+// (~8-9 us of ~20); merged here MQA took 17.8 us. With few splits (batch 8, 4 splits) this mapping
+// idles most lanes and lost to the combine kernel: lanes over the output dims would suit it.
+template <int D>
+__device__ void merge_splits(const Args& a) {
+  constexpr int kChunks = D / 4;  // float4 chunks of a row
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const std::int64_t nwarps = static_cast<std::int64_t>(gridDim.x) * gridDim.y * gridDim.z * kWarps;
+  const std::int64_t first =
+      (blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z)) *
+          kWarps + warp;
+  const std::int64_t rows = static_cast<std::int64_t>(gridDim.z) * a.num_q_heads;  // gridDim.z = batch
+  const int S = a.num_splits;
+  for (std::int64_t u = first; u < rows * kChunks; u += nwarps) {
+    const std::int64_t row = u / kChunks;
+    const int c = static_cast<int>(u % kChunks);
+    const float* l = a.lse + row * S;
+    float mx = -INFINITY;
+    for (int s = lane; s < S; s += 32) mx = fmaxf(mx, l[s]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    float sum = 0.f;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (mx != -INFINITY) {
+      const float* part = a.o_part + row * S * D + c * 4;
+      for (int s = lane; s < S; s += 32) {
+        const float w = exp2f(l[s] - mx);  // an empty split: lse -inf, weight 0, partial never read
+        if (w == 0.f) continue;
+        const float4 v = *reinterpret_cast<const float4*>(part + static_cast<std::int64_t>(s) * D);
+        sum += w;
+        acc.x += w * v.x;
+        acc.y += w * v.y;
+        acc.z += w * v.z;
+        acc.w += w * v.w;
+      }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      acc.x += __shfl_xor_sync(0xffffffffu, acc.x, o);
+      acc.y += __shfl_xor_sync(0xffffffffu, acc.y, o);
+      acc.z += __shfl_xor_sync(0xffffffffu, acc.z, o);
+      acc.w += __shfl_xor_sync(0xffffffffu, acc.w, o);
+    }
+    if (lane == 0) {
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const std::int64_t b = row / a.num_q_heads, h = row % a.num_q_heads;
+      *reinterpret_cast<uint2*>(a.o + b * a.o_batch_stride + h * D + c * 4) =
+          make_uint2(detail::pack_bf16x2(acc.x * inv, acc.y * inv), detail::pack_bf16x2(acc.z * inv, acc.w * inv));
+    }
+  }
+}
 
 template <int D, int MT>
 constexpr int smem_bytes() {
@@ -117,6 +177,10 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
       } else {
         a.o[b * a.o_batch_stride + static_cast<std::int64_t>(h0 + r) * D + d] = __float2bfloat16_rn(0.f);
       }
+    }
+    if (a.fused) {  // every block of a cooperative grid reaches the barrier
+      cooperative_groups::this_grid().sync();
+      merge_splits<D>(a);
     }
     return;
   }
@@ -314,15 +378,41 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
       if (d == 0) a.lse[row] = s_max[m][rr];
     }
   }
+  if (a.fused) {
+    cooperative_groups::this_grid().sync();  // every split's partial and lse written and visible
+    merge_splits<D>(a);
+  }
 }
 
+// Launches the split kernel; with a.fused set, cooperatively (every block resident at once, which
+// the grid barrier needs). Returns false, with nothing launched and no error left behind, when the
+// cooperative launch is refused; the caller then launches unfused with the combine kernel.
 template <int D, int MT>
-void launch(const Args& a, dim3 grid, Stream stream) {
+bool launch(const Args& a, dim3 grid, Stream stream) {
   constexpr int bytes = smem_bytes<D, MT>();
   // Per launch, not once: the attribute belongs to the current device.
   MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  if (a.fused) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(kThreads, 1, 1);
+    cfg.dynamicSmemBytes = bytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, decode_kernel<D, MT>, a) != cudaSuccess) {
+      (void)cudaGetLastError();  // e.g. cudaErrorCooperativeLaunchTooLarge: not sticky
+      return false;
+    }
+    MHACFG_CUDA_CHECK_LAUNCH("decode_kernel (cooperative)");
+    return true;
+  }
   decode_kernel<D, MT><<<grid, kThreads, bytes, stream>>>(a);
   MHACFG_CUDA_CHECK_LAUNCH("decode_kernel");
+  return true;
 }
 
 template <int D, int MT>
@@ -421,6 +511,8 @@ Plan plan(const Params& p) {
   Plan out;
   out.num_splits = c.num_splits;
   out.tokens_per_split = c.tokens_per_split;
+  out.fused = c.num_splits > 1 && p.fused_merge && device_info(current_device()).cooperative_launch &&
+              sp.independent_blocks * c.num_splits <= static_cast<std::int64_t>(sp.sm_count) * sp.blocks_per_sm;
   out.workspace_bytes = c.num_splits > 1 ? detail::split_workspace_bytes(p.batch, p.num_q_heads, c.num_splits, p.head_dim) : 0;
   return out;
 }
@@ -455,9 +547,17 @@ void run(const Params& p, Stream stream) {
 
   const dim3 grid(static_cast<unsigned>(pl.num_splits), static_cast<unsigned>(p.num_kv_heads),
                   static_cast<unsigned>(p.batch));
+  // Merge inside the grid when it runs in one wave (a cooperative launch needs every block resident).
+  a.fused = pl.num_splits > 1 && pl.fused ? 1 : 0;
+  bool launched = false;
   dispatch(p.head_dim, m_tiles_for(a.group_size),
-           [&](auto d, auto mt) { launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
-  if (pl.num_splits > 1)
+           [&](auto d, auto mt) { launched = launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
+  if (!launched) {  // cooperative launch refused
+    a.fused = 0;
+    dispatch(p.head_dim, m_tiles_for(a.group_size),
+             [&](auto d, auto mt) { launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
+  }
+  if (pl.num_splits > 1 && !a.fused)
     detail::launch_combine(ws, p.o, p.o_batch_stride, p.batch, p.num_q_heads, pl.num_splits, p.head_dim, stream);
 }
 

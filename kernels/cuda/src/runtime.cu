@@ -147,6 +147,8 @@ const DeviceInfo& device_info(int device) {
   MHACFG_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   info.smem_per_block_optin_bytes = v;
   info.total_memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  MHACFG_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrCooperativeLaunch, device));
+  info.cooperative_launch = v != 0;
   return cache.emplace(device, info).first->second;
 }
 

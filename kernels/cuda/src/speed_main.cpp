@@ -148,6 +148,18 @@ std::vector<Case> cases(bool sweeps) {
   splits("decode B8 L32768 32/8 d128", attention(Phase::decode, 8, 1, 32768, 32, 8, 128, false), {2, 3, 4});
   splits("decode MQA B1 L32768 32/1 d128", attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), {32, 64, 128, 256});
   splits("MLA decode B64 L32768 16 heads", mla(64, 16, 32768), {2, 4, 8});
+  // The same plans with the merge inside the grid (decode::Params::fused_merge) instead of the
+  // combine kernel.
+  for (const auto& [name, r] : {std::pair{std::string("decode MQA B1 L32768 32/1 d128"),
+                                          attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false)},
+                                std::pair{std::string("decode B1 L32768 32/8 d128"),
+                                          attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false)},
+                                std::pair{std::string("decode B8 L32768 32/8 d128"),
+                                          attention(Phase::decode, 8, 1, 32768, 32, 8, 128, false)}}) {
+    cu::detail::Knobs k;
+    k.fused_merge = true;
+    sweep(name + " [merged in the grid]", r, B, k);
+  }
   return v;
 }
 

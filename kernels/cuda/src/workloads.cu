@@ -66,13 +66,15 @@ class DecodeWorkload : public Workload {
     p_.o = arena_.bf16(3);
     p_.o_batch_stride = p_.q_batch_stride;
     p_.num_splits = knobs.num_splits;
+    p_.fused_merge = knobs.fused_merge;
     p_.workspace = arena_.raw(4);
     p_.workspace_bytes = arena_.bytes(4);
     for (std::size_t i = 0; i < 3; ++i) fill(arena_, i, seed, s);
     const decode::Plan pl = decode::plan(p_);
     num_splits_ = pl.num_splits;
     kernel_ = "decode d" + std::to_string(sh.head_dim) + " group " + std::to_string(sh.num_q_heads / sh.num_kv_heads) +
-              ", " + std::to_string(pl.num_splits) + " splits of " + std::to_string(pl.tokens_per_split);
+              ", " + std::to_string(pl.num_splits) + " splits of " + std::to_string(pl.tokens_per_split) +
+              (pl.fused ? ", merged in the grid" : pl.num_splits > 1 ? ", combine kernel" : "");
   }
   void run(Stream s) override { decode::run(p_, s); }
 

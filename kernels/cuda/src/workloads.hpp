@@ -18,6 +18,7 @@ namespace mhacfg::kernels::cuda::detail {
 struct Knobs {
   int num_splits = 0;  // decode / MLA decode; 0: planned for the device
   prefill::Variant variant = prefill::Variant::automatic;
+  bool fused_merge = false;  // decode: splits merged in the grid where it fits (decode::Params)
 };
 
 class Workload {

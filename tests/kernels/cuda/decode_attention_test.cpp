@@ -24,6 +24,7 @@ struct DecodeCase {
   int num_splits = 0;
   int q_pad = 0, kv_pad = 0, o_pad = 0;  // extra elements per row (strided layouts)
   float q_range = 2.f;             // q in [-q_range, q_range): sharper softmax than [-1, 1)
+  bool fused_merge = false;        // true: splits merged inside the split kernel where the grid fits
 };
 
 void check_decode(const DecodeCase& c, std::uint64_t seed) {
@@ -51,6 +52,7 @@ void check_decode(const DecodeCase& c, std::uint64_t seed) {
     p.kv_lens = dlens.as<std::int32_t>();
   }
   p.softmax_scale = 1.f / std::sqrt(static_cast<float>(c.head_dim));
+  p.fused_merge = c.fused_merge;
   p.q = dq.as<kernels::cuda::Bf16>();
   p.q_batch_stride = q_row;
   p.k = dk.as<kernels::cuda::Bf16>();
@@ -134,10 +136,36 @@ TEST_CASE("decode attention handles variable lengths, empty sequences and many s
   c.head_dim = 128;
   c.kv_len = 700;
   c.kv_lens = {1, 0, 63, 64, 65, 700};
-  for (int splits : {0, 1, 3, 11}) {
-    c.num_splits = splits;
-    check_decode(c, 7 + splits);
-  }
+  for (bool fused : {true, false})
+    for (int splits : {0, 1, 3, 11}) {
+      c.num_splits = splits;
+      c.fused_merge = fused;
+      check_decode(c, 7 + splits);
+    }
+}
+
+TEST_CASE("decode attention merges splits in the grid or in the combine kernel alike", "[cuda]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  // One wave (fused where the device allows it) and, at 64 sequences x 8 KV heads x 16 splits,
+  // more blocks than fit at once (always the combine kernel); MQA's 32-row groups and head_dim 64.
+  struct Shape {
+    int batch, q, kv, d, len, splits;
+  };
+  const Shape shapes[] = {{1, 32, 1, 128, 4000, 0}, {1, 32, 8, 128, 3000, 0}, {2, 16, 16, 64, 2500, 7},
+                          {64, 32, 8, 128, 1100, 16}, {1, 32, 1, 128, 4096, 128}};
+  std::uint64_t seed = 300;
+  for (const Shape& sh : shapes)
+    for (bool fused : {true, false}) {
+      DecodeCase c;
+      c.batch = sh.batch;
+      c.num_q_heads = sh.q;
+      c.num_kv_heads = sh.kv;
+      c.head_dim = sh.d;
+      c.kv_len = sh.len;
+      c.num_splits = sh.splits;
+      c.fused_merge = fused;
+      check_decode(c, ++seed);
+    }
 }
 
 TEST_CASE("decode attention reads strided q, padded KV rows and writes strided o", "[cuda]") {

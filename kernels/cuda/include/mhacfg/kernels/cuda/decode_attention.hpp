@@ -33,6 +33,12 @@ struct Params {
   std::int64_t o_batch_stride = 0;
 
   int num_splits = 0;  // KV splits per sequence; 0: chosen for the device (see plan)
+  // true: merge the splits inside the split kernel (a grid barrier, cooperative launch) when its grid
+  // fits on the device at once. Off by default: on the H200 it took MQA batch 1 from 20.6 to 17.8 us
+  // and 32q/8kv batch 1 from 48.8 to 46.7 us, but batch 8 at 4 splits from 257 to 263 us (its merge,
+  // one warp per 4 output dims with lanes over the splits, idles 28 of 32 lanes there), and the
+  // shipped H200 profile was calibrated with the combine kernel (kernels/cuda/NOTES.md).
+  bool fused_merge = false;
   void* workspace = nullptr;  // device memory of at least plan(...).workspace_bytes, 256-byte aligned
   std::size_t workspace_bytes = 0;
 };
@@ -45,6 +51,7 @@ struct Plan {
   int num_splits = 1;        // splits actually launched (chunks are whole 64-token tiles)
   int tokens_per_split = 0;  // multiple of 64
   std::size_t workspace_bytes = 0;  // 0 when num_splits == 1
+  bool fused = false;               // splits merged inside the split kernel (see Params::fused_merge)
 };
 // The split plan for p on the current device (p.num_splits > 0 forces the split count, rounded to
 // whole tiles).

@@ -70,6 +70,7 @@ struct DeviceInfo {
   std::int64_t l2_bytes = 0;
   std::int64_t smem_per_block_optin_bytes = 0;  // most dynamic shared memory one block may opt into
   std::int64_t total_memory_bytes = 0;
+  bool cooperative_launch = false;  // grids with a grid-wide barrier (every block resident)
 };
 // Cached per device after the first call.
 const DeviceInfo& device_info(int device);
