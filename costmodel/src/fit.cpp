@@ -37,7 +37,7 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     // query rows, one exponential per score, compute and memory partly overlapped on one core, and
     // the loop slower when K/V stream from memory than from cache.
     s.head_dim_scale = s.rows_half = false;
-    s.softmax = s.load = s.combine = s.miss = true;
+    s.softmax = s.load = s.combine = s.miss = s.row_width = true;
     s.row_block = kCpuRowBlock;
   } else if (op_class == "gemm") {
     // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
@@ -96,6 +96,7 @@ Layout layout(const FitSpec& s) {
   if (s.load) l.fields.push_back(&OpModel::load_rate);
   if (s.combine) l.fields.push_back(&OpModel::combine_excess);
   if (s.miss) l.fields.push_back(&OpModel::miss_slowdown);
+  if (s.row_width) l.fields.push_back(&OpModel::row_bytes_half);
   return l;
 }
 
@@ -238,7 +239,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -282,6 +283,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.load_rate = spec.load ? peak * scale / 4 : 0;
           init.combine_excess = spec.combine ? 1.0 : 0;
           init.miss_slowdown = spec.miss ? 0.5 : 0;
+          init.row_bytes_half = spec.row_width ? 1024.0 : 0;
           init.row_block = spec.row_block;
           std::vector<double> theta;
           for (auto f : l.fields) theta.push_back(std::log(init.*f));

@@ -133,6 +133,7 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   truth.cache_bw_bytes_per_s = 60e9;
   truth.miss_slowdown = 0.5;
   truth.combine_excess = 0.5;
+  truth.row_bytes_half = 3000;
   SpecCeilings cpu;
   cpu.mem_bw_bytes_per_s = 15e9;
   cpu.peak_flop_per_s["fp32"] = 110e9;
@@ -141,7 +142,7 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   for (std::int64_t b : {1, 4})
     for (std::int64_t kv : {1024, 4096, 16384})
       for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256},
-                                 std::tuple{28, 4, 80}}) {
+                                 std::tuple{28, 4, 80}, std::tuple{8, 2, 128}}) {
         MeasurementRecord r = decode(b, kv, nq, nkv, hd);
         r.dtype = DType::fp32;
         r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
@@ -153,6 +154,7 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   CHECK(fit.model.row_block == 4);  // the kernel's blocking, not fitted
   CHECK(fit.model.miss_slowdown > 0);
   CHECK(fit.model.load_rate > 0);
+  CHECK(fit.model.row_bytes_half == Approx(truth.row_bytes_half).epsilon(0.2));
   // Exact synthetic data from the model family: fitted and left-out shapes are reproduced.
   CHECK(fit.fit_p90_ape < 0.03);
   CHECK(fit.cv_p90_ape < 0.06);
@@ -161,6 +163,12 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   const OpFeatures g8 = op_features(AttentionShape{1, 1, 4096, 32, 4, 128, 128, false, 0, 0, 0}, DType::fp32);
   CHECK(g7.elements == g8.elements);
   CHECK(predict_seconds(fit.model, g7) > 0.95 * predict_seconds(fit.model, g8));
+  // The same bytes from memory in narrower token rows (2 KV heads instead of 16) take longer.
+  const OpFeatures narrow = op_features(AttentionShape{8, 1, 16384, 8, 2, 128, 128, false, 0, 0, 0}, DType::fp32);
+  const OpFeatures wide = op_features(AttentionShape{1, 1, 16384, 64, 16, 128, 128, false, 0, 0, 0}, DType::fp32);
+  CHECK(narrow.bytes == wide.bytes);
+  CHECK(narrow.row_bytes == 2 * 128 * 4);
+  CHECK(predict_seconds(fit.model, narrow) > 1.2 * predict_seconds(fit.model, wide));
 }
 
 TEST_CASE("a block's ops share a warm cache: its prediction uses the block's bytes", "[fit][model]") {

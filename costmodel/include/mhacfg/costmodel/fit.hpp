@@ -14,7 +14,8 @@ namespace mhacfg {
 // Which parameters of OpModel a class fits; the rest stay at their initial value (or zero).
 struct FitSpec {
   bool t0 = true, peak = true, head_dim_scale = false, causal_factor = false, slots = false, bw = true, half_streams = true,
-       stream_exponent = false, rows_half = false, cache = false, softmax = false, load = false, combine = false, miss = false;
+       stream_exponent = false, rows_half = false, cache = false, softmax = false, load = false, combine = false, miss = false,
+       row_width = false;
   bool bw_ceiling = false;  // bw not fitted but the device's measured read bandwidth (warm-cache fits)
   double row_block = 0;  // fixed, not fitted: the kernel's register blocking of query rows (time_model.hpp)
 };

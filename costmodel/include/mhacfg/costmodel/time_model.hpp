@@ -44,6 +44,7 @@ struct OpFeatures {
   double rows = 1;       // rows per pass (r)
   double softmax = 0;    // exponentials: query-key pairs x heads (E)
   double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
+  double row_bytes = 0;  // decode: bytes of one token's K row over all KV heads (w); 0: not decode
   double resident_bytes = 0;  // bytes competing for a warm cache between calls (0: `bytes`)
 };
 
@@ -79,6 +80,7 @@ struct OpModel {
   double load_rate = 0;        // R_load, elements per second; 0: no term
   double combine_excess = 0;   // k - 1 (0: the sum of compute and memory)
   double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
+  double row_bytes_half = 0;   // w_half: K/V streamed from memory at BW * w / (w + w_half); 0: any w
   double row_block = 0;        // decode: query rows per register block (4: blocks of 4, 2, 1 rows
                                // each re-read the K/V tile); 0: one pass
   bool overlap = false;        // max(compute, memory): k = infinity
