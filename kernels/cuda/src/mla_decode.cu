@@ -21,15 +21,15 @@
 // Resources (ptxas, sm_90a, nvcc 13.0.88): 247 registers, no spills, 98 KiB of shared memory: 2 blocks
 // of 4 warps per SM.
 //
-// Expected speed (not measured yet: no device in the session that wrote it). 16 heads do
-// 4 * 16 * 544 FLOPs per 1152-byte token, 30 FLOP/byte: memory-bound on the H200 (ridge ~190).
-// - 16 heads, batch 64, kv_len 32768: 2.4 GB of latent, 4 x 64 blocks of ~8192 tokens, 2 blocks
-//   per SM (2 x 36 KiB stages + 18 KiB Q + 8 KiB exchange = 100 KiB); tensor work per tile is ~270
-//   mma.sync per 32 tokens, well under the HBM time. Expect 3.5-4.2 TB/s (acceptance 3.5; the two
-//   cuBLAS bmm route measured 1.78).
-// - 128 heads: 8 head-group blocks per split; 241 FLOP/byte, compute-bound. Bounded by shared-memory
-//   traffic (~146 KiB per 32-token tile per group, ldmatrix-fed mma.sync): expect 200-300 TFLOP/s,
-//   far from the 790 TFLOP/s GEMM ceiling; a wgmma version with Q in shared memory is the next step.
+// Measured on the H200 (2026-11-30, L2 flushed, median of 3 allocations x 20 calls; NOTES.md). 16
+// heads do 4 * 16 * 544 FLOPs per 1152-byte token, 30 FLOP/byte: memory-bound (ridge ~190).
+// - 16 heads, batch 64, kv_len 32768: 2.4 GB of latent, 4 splits (256 blocks, 2 per SM):
+//   4.34-4.44 TB/s (acceptance 3.5; the two cuBLAS bmm route measured 1.78). 2 splits (one block per
+//   SM) reached only 3.6: one block streams ~28 GB/s (split_kv.cpp).
+// - 128 heads: 8 head-group blocks per split; 241 FLOP/byte, compute-bound, bounded by shared-memory
+//   traffic (~146 KiB per 32-token tile per group, ldmatrix-fed mma.sync): 154-156 TFLOP/s (the
+//   design expected 200-300), far from the 790 TFLOP/s GEMM ceiling; a wgmma version with Q in shared
+//   memory is the next step.
 #include <cmath>
 #include <string>
 
