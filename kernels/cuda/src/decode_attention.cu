@@ -87,7 +87,8 @@ struct Args {
 // Replaces the combine kernel when asked (Params::fused_merge) and the grid fits on the device at once
 // (one wave). On the H200 the second kernel cost about as long as the split kernel for MQA at batch 1
 // (~8-9 us of ~20); merged here MQA took 17.8 us. With few splits (batch 8, 4 splits) this mapping
-// idles most lanes and lost to the combine kernel: lanes over the output dims would suit it.
+// idles most lanes and lost to the combine kernel: merge_splits_by_row (lanes over the output dims)
+// takes such grids.
 template <int D>
 __device__ void merge_splits(const Args& a) {
   constexpr int kChunks = D / 4;  // float4 chunks of a row
@@ -138,6 +139,69 @@ __device__ void merge_splits(const Args& a) {
   }
 }
 
+// The same merge for few splits (num_splits <= kRowMergeMaxSplits): one warp per row, lanes over the
+// row's float4 chunks of output dims, every lane walking all the splits (their weights from the lse
+// it reads itself, no shuffles). With 4 splits the mapping above keeps 4 of a warp's 32 lanes busy;
+// on the H200 (run 10) it made the fused merge lose to the combine kernel at batch 8 (4.09 against
+// 4.18 TB/s). This mapping is not measured yet (no device in the session that wrote it).
+constexpr int kRowMergeMaxSplits = 8;
+
+template <int D>
+__device__ void merge_splits_by_row(const Args& a) {
+  constexpr int kChunks = D / 4;                 // float4 chunks of a row
+  constexpr int kPerLane = (kChunks + 31) / 32;  // 1 up to head_dim 128, 2 at 256
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const std::int64_t nwarps = static_cast<std::int64_t>(gridDim.x) * gridDim.y * gridDim.z * kWarps;
+  const std::int64_t first =
+      (blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z)) *
+          kWarps + warp;
+  const std::int64_t rows = static_cast<std::int64_t>(gridDim.z) * a.num_q_heads;  // gridDim.z = batch
+  const int S = a.num_splits;
+  for (std::int64_t row = first; row < rows; row += nwarps) {
+    const float* l = a.lse + row * S;
+    float mx = -INFINITY;
+    for (int s = 0; s < S; ++s) mx = fmaxf(mx, l[s]);
+    float sum = 0.f;
+    float4 acc[kPerLane];
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (mx != -INFINITY) {
+      for (int s = 0; s < S; ++s) {
+        const float w = exp2f(l[s] - mx);  // an empty split: lse -inf, weight 0, partial never read
+        if (w == 0.f) continue;
+        sum += w;
+        const float* part = a.o_part + (row * S + s) * D;
+#pragma unroll
+        for (int j = 0; j < kPerLane; ++j) {
+          const int c = lane + 32 * j;
+          if (c >= kChunks) continue;
+          const float4 v = *reinterpret_cast<const float4*>(part + c * 4);
+          acc[j].x += w * v.x;
+          acc[j].y += w * v.y;
+          acc[j].z += w * v.z;
+          acc[j].w += w * v.w;
+        }
+      }
+    }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const std::int64_t b = row / a.num_q_heads, h = row % a.num_q_heads;
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) {
+      const int c = lane + 32 * j;
+      if (c >= kChunks) continue;
+      *reinterpret_cast<uint2*>(a.o + b * a.o_batch_stride + h * D + c * 4) =
+          make_uint2(detail::pack_bf16x2(acc[j].x * inv, acc[j].y * inv), detail::pack_bf16x2(acc[j].z * inv, acc[j].w * inv));
+    }
+  }
+}
+
+// Merges the splits after the grid barrier with the mapping that suits their number.
+template <int D>
+__device__ void merge_in_grid(const Args& a) {
+  if (a.num_splits <= kRowMergeMaxSplits) merge_splits_by_row<D>(a);
+  else merge_splits<D>(a);
+}
+
 template <int D, int MT>
 constexpr int smem_bytes() {
   return 16 * MT * D * 2 + 2 * Traits<D>::kStages * Traits<D>::kTileBytes;
@@ -180,7 +244,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
     }
     if (a.fused) {  // every block of a cooperative grid reaches the barrier
       cooperative_groups::this_grid().sync();
-      merge_splits<D>(a);
+      merge_in_grid<D>(a);
     }
     return;
   }
@@ -380,7 +444,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   }
   if (a.fused) {
     cooperative_groups::this_grid().sync();  // every split's partial and lse written and visible
-    merge_splits<D>(a);
+    merge_in_grid<D>(a);
   }
 }
 
