@@ -96,9 +96,10 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
       g.push_back(mla(1, 16384, 32, 256, f32));
     }
     // GEMMs of projection shapes: decode (m small) to prefill (m large), up to ~2 GFLOP.
-    for (std::int64_t m : {1, 16, 64, 256, 1024})
+    // m = 1, 4 and 16 run the skinny kernel (one, one and four passes over B), from 64 on Eigen's.
+    for (std::int64_t m : {1, 4, 16, 64, 256, 1024})
       for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048}})
-        if (!(quick && m == 16) && 2 * m * n * k <= (std::int64_t{1} << 31) + 1) g.push_back(gemm(m, n, k, f32));
+        if (2 * m * n * k <= (std::int64_t{1} << 31) + 1) g.push_back(gemm(m, n, k, f32));
     g.push_back(gemm(2048, 512, 1024, f32));
     if (!quick)
       for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));

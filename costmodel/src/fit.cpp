@@ -21,6 +21,8 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     // exponentials are twice the share of the work they are at 128).
     s.causal_factor = s.slots = s.rows_half = s.softmax = true;
     s.bw = false;
+    // mhacfg's CPU kernel computes the masked triangle of each query tile (time_model.hpp).
+    s.masked = warm_cache;
     return s;
   }
   // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
@@ -39,12 +41,19 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     s.head_dim_scale = s.rows_half = false;
     s.softmax = s.load = s.combine = s.miss = s.row_width = true;
     s.row_block = kCpuRowBlock;
+    // Partial overlap only (k <= 2): on noisy grids fits reached k = 10-25 (compute and memory fully
+    // overlapped) with a FLOP rate of 105-180 GFLOP/s instead of ~285, a second mode of the same grid
+    // error. With the cap, 20 grids of the development VM (2 of them full) refitted offline gave
+    // held-out medians of 1.5-5.4 % (median 3.4 %) instead of 0.8-7.0 % (median 3.6 %).
+    s.combine_max = 1.0;
   } else if (op_class == "gemm") {
     // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
     // bandwidth would be pinned only by the few shapes larger than the cache.
     s.bw = false;
     s.bw_ceiling = true;
     s.load = true;
+    // The skinny kernel (m <= 16): loads of B per row-block pass, partly overlapped with streaming B.
+    s.skinny = s.combine = true;
   }
   return s;
 }
@@ -97,6 +106,8 @@ Layout layout(const FitSpec& s) {
   if (s.combine) l.fields.push_back(&OpModel::combine_excess);
   if (s.miss) l.fields.push_back(&OpModel::miss_slowdown);
   if (s.row_width) l.fields.push_back(&OpModel::row_bytes_half);
+  if (s.masked) l.fields.push_back(&OpModel::masked_weight);
+  if (s.skinny) l.fields.push_back(&OpModel::skinny_rate);
   return l;
 }
 
@@ -108,12 +119,14 @@ Layout layout(const FitSpec& s) {
 struct Caps {
   double peak = 0;
   double bw = 0;
+  double combine = 0;  // k - 1
 };
 
 OpModel apply(OpModel m, const Layout& l, const std::vector<double>& theta, const Caps& caps) {
   for (std::size_t i = 0; i < l.fields.size(); ++i) m.*(l.fields[i]) = std::exp(std::clamp(theta[i], -80.0, 80.0));
   if (caps.peak > 0) m.peak_flop_per_s = std::min(m.peak_flop_per_s, caps.peak);
   if (caps.bw > 0) m.bw_bytes_per_s = std::min(m.bw_bytes_per_s, caps.bw);
+  if (caps.combine > 0) m.combine_excess = std::min(m.combine_excess, caps.combine);
   return m;
 }
 
@@ -239,7 +252,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = spec.masked = spec.skinny = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -254,6 +267,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
     for (const auto& [name, v] : ceilings.peak_flop_per_s) peak_spec = std::max(peak_spec, v);
   caps.peak = (spec.cache ? 2.0 : 1.1) * peak_spec;
   if (ceilings.mem_bw_bytes_per_s > 0) caps.bw = (spec.cache ? 4.0 : 1.1) * ceilings.mem_bw_bytes_per_s;
+  caps.combine = spec.combine_max;
 
   // Compute and memory phases either overlap (max) or not (sum): each class gets the better fit.
   Fitted best;
@@ -284,6 +298,8 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.combine_excess = spec.combine ? 1.0 : 0;
           init.miss_slowdown = spec.miss ? 0.5 : 0;
           init.row_bytes_half = spec.row_width ? 1024.0 : 0;
+          init.masked_weight = spec.masked ? 1.0 : 0;
+          init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
           init.row_block = spec.row_block;
           std::vector<double> theta;
           for (auto f : l.fields) theta.push_back(std::log(init.*f));

@@ -10,6 +10,29 @@ namespace mhacfg {
 
 std::int64_t attention_tile_rows(std::int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
 
+double cpu_prefill_pairs_computed(const AttentionShape& s) {
+  const double q = static_cast<double>(s.q_len), kv = static_cast<double>(s.kv_len);
+  if (!s.causal) return q * kv;
+  const std::int64_t group = s.num_q_heads / s.kv_heads();
+  const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+  const std::int64_t offset = s.kv_len - s.q_len;  // queries are the last q_len positions
+  const std::int64_t full = s.q_len / block, rest = s.q_len % block;
+  const double P = static_cast<double>(block), nb = static_cast<double>(full), off = static_cast<double>(offset);
+  if (s.window <= 0) {
+    // Block j's positions see keys [0, off + (j + 1) P); a partial last block sees all kv_len.
+    return P * (nb * off + P * nb * (nb + 1) / 2) + static_cast<double>(rest) * kv;
+  }
+  // A window: keys [max(0, first - W + 1), last + 1) per block.
+  double pairs = 0;
+  for (std::int64_t first = 0; first < s.q_len; first += block) {
+    const std::int64_t n = std::min(block, s.q_len - first);
+    const std::int64_t last_pos = offset + first + n - 1;
+    const std::int64_t begin = std::max<std::int64_t>(0, offset + first - s.window + 1);
+    pairs += static_cast<double>(n) * static_cast<double>(last_pos + 1 - begin);
+  }
+  return pairs;
+}
+
 OpFeatures op_features(const AttentionShape& s, DType dtype) {
   OpFeatures f;
   f.flop = static_cast<double>(attention_flops(s));
@@ -38,6 +61,10 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   f.rows = static_cast<double>(group * (decode ? s.q_len : std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()))));
   f.softmax = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window)) *
               static_cast<double>(s.batch) * static_cast<double>(s.num_q_heads);
+  if (!decode) {
+    const double exact = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window));
+    if (exact > 0) f.masked_flop = f.flop * std::max(0.0, cpu_prefill_pairs_computed(s) / exact - 1.0);
+  }
   if (decode) {
     f.elements = static_cast<double>(attention_kv_elements(s));
     f.row_bytes = static_cast<double>(dtype_bytes(dtype, s.kv_heads() * s.qk_dim(), "K row"));
@@ -54,6 +81,9 @@ OpFeatures op_features(const GemmShape& g, DType dtype) {
   // Weight (B) elements a blocked GEMM packs on every call, a cost per call that few rows cannot
   // amortise; the CPU kernels' skinny GEMM (m <= kCpuSkinnyGemmRows) reads B in place instead.
   f.elements = g.m > kCpuSkinnyGemmRows ? static_cast<double>(g.k) * static_cast<double>(g.n) : 0.0;
+  // The skinny kernel (kernels/cpu/src/gemm.cpp) streams B through register blocks of 4, 2 and 1
+  // rows: one load of B feeds a block's FMAs, so its time follows the loads, not the FLOPs.
+  f.skinny_elements = g.m > kCpuSkinnyGemmRows ? 0.0 : static_cast<double>(g.k) * static_cast<double>(g.n);
   return f;
 }
 
@@ -75,7 +105,10 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
   if (m.rows_half > 0) eta *= 1.0 - std::exp(-f.rows / m.rows_half);
   eta /= 1.0 + m.causal_factor * f.causal;
   const double u = m.half_streams > 0 ? 1.0 / (1.0 + std::pow(m.half_streams / f.streams, m.stream_exponent)) : 1.0;
-  double compute = m.peak_flop_per_s > 0 ? f.flop / (m.peak_flop_per_s * eta * u) : 0.0;
+  const double work = f.flop + m.masked_weight * f.masked_flop;
+  double compute = m.peak_flop_per_s > 0 ? work / (m.peak_flop_per_s * eta * u) : 0.0;
+  if (m.skinny_rate > 0 && f.skinny_elements > 0)
+    compute = f.skinny_elements * row_passes(f.rows, static_cast<double>(kCpuRowBlock)) / m.skinny_rate;
   if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
   if (m.load_rate > 0) compute += f.elements * row_passes(f.rows, m.row_block) / m.load_rate;
   double memory = 0.0;
@@ -129,6 +162,8 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"miss_slowdown", m.miss_slowdown},
           {"row_block", m.row_block},
           {"row_bytes_half", m.row_bytes_half},
+          {"masked_weight", m.masked_weight},
+          {"skinny_rate", m.skinny_rate},
           {"overlap", m.overlap}};
 }
 
@@ -157,6 +192,8 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.miss_slowdown = get("miss_slowdown");
   m.row_block = get("row_block");
   m.row_bytes_half = get("row_bytes_half");
+  m.masked_weight = get("masked_weight");
+  m.skinny_rate = get("skinny_rate");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)

@@ -104,6 +104,74 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
   CHECK(fit.model.slots == Approx(truth.slots).epsilon(0.10));
 }
 
+TEST_CASE("CPU prefill: the pairs its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
+  // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of kCpuPrefillTileRows / group
+  // positions, each against keys [begin(first position), last position + 1).
+  auto walk = [](const AttentionShape& s) {
+    const std::int64_t group = s.num_q_heads / s.num_kv_heads;
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    double pairs = 0;
+    for (std::int64_t first = 0; first < s.q_len; first += block) {
+      const std::int64_t n = std::min(block, s.q_len - first);
+      const std::int64_t p0 = s.kv_len - s.q_len + first, p1 = p0 + n - 1;
+      const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, p0 - s.window + 1) : 0;
+      const std::int64_t end = s.causal ? p1 + 1 : s.kv_len;
+      pairs += double(n) * double(end - begin);
+    }
+    return pairs;
+  };
+  for (auto [q, kv, nq, nkv, causal, window] :
+       {std::tuple{768, 768, 8, 2, true, 0}, std::tuple{1000, 1000, 8, 8, true, 0}, std::tuple{300, 1200, 12, 4, true, 0},
+        std::tuple{513, 513, 28, 4, true, 0}, std::tuple{2048, 2048, 32, 8, true, 256}, std::tuple{700, 900, 7, 1, true, 100},
+        std::tuple{384, 384, 8, 8, false, 0}, std::tuple{5, 5, 256, 1, true, 0}}) {
+    const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0};
+    CAPTURE(q, kv, nq, nkv, causal, window);
+    CHECK(cpu_prefill_pairs_computed(s) == walk(s));
+    const double exact = double(attention_pairs(q, kv, causal, window));
+    const OpFeatures f = op_features(s, DType::fp32);
+    CHECK(f.masked_flop == Approx(f.flop * (walk(s) / exact - 1)).margin(1e-6 * f.flop));
+    if (!causal) CHECK(f.masked_flop == 0);
+  }
+  // Group 1 tiles 128 positions (8 tiles of 128 x 127 / 2 masked pairs per head), group 4 tiles 32
+  // (32 tiles of 32 x 31 / 2): the same useful work, 127 / 31 times the masked work.
+  const OpFeatures g1 = op_features(AttentionShape{1, 1024, 1024, 8, 8, 128, 128, true, 0, 0, 0}, DType::fp32);
+  const OpFeatures g4 = op_features(AttentionShape{1, 1024, 1024, 8, 2, 128, 128, true, 0, 0, 0}, DType::fp32);
+  CHECK(g1.flop == g4.flop);
+  CHECK(g1.masked_flop == Approx(g4.masked_flop * 127.0 / 31.0));
+}
+
+TEST_CASE("the CPU prefill model recovers the masked work's weight and the causal factor", "[fit]") {
+  OpModel truth;
+  truth.t0_s = 40e-6;
+  truth.peak_flop_per_s = 145e9;
+  truth.softmax_rate = 1.1e9;
+  truth.causal_factor = 0.08;
+  truth.masked_weight = 1.8;
+  SpecCeilings cpu;
+  cpu.mem_bw_bytes_per_s = 16e9;
+  cpu.peak_flop_per_s["fp32"] = 145e9;
+  cpu.compute_units = 1;
+  std::vector<MeasurementRecord> rs;
+  for (std::int64_t len : {256, 512, 1024})
+    for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}})
+      for (bool causal : {true, false}) {
+        MeasurementRecord r;
+        r.op = OpKind::attention;
+        r.phase = Phase::prefill;
+        r.dtype = DType::fp32;
+        r.attention = AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0};
+        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
+        rs.push_back(r);
+      }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("attention/prefill", ptrs, cpu, false, true);
+  CHECK(fit.fit_p90_ape < 0.02);  // exact synthetic data from the model family
+  CHECK(fit.model.masked_weight == Approx(truth.masked_weight).epsilon(0.15));
+  CHECK(fit.model.causal_factor == Approx(truth.causal_factor).epsilon(0.3));
+  CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.05));
+}
+
 TEST_CASE("register blocks of 4, 2 and 1 rows re-read K/V once per block", "[fit][model]") {
   CHECK(row_passes(1, 4) == 1);
   CHECK(row_passes(4, 4) == 1);
@@ -118,6 +186,48 @@ TEST_CASE("GEMM features: a blocked GEMM packs B per call, the skinny CPU GEMM r
   CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).elements == 0);
   CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
   CHECK(op_features(GemmShape{4096, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).skinny_elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).skinny_elements == 0);
+}
+
+TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over B", "[fit]") {
+  OpModel truth;
+  truth.peak_flop_per_s = 140e9;
+  truth.rows_half = 35;
+  truth.load_rate = 4e9;      // B packed by the blocked GEMM
+  truth.skinny_rate = 12e9;   // B elements per second per pass of the skinny kernel
+  truth.bw_bytes_per_s = 16e9;
+  truth.cache_bytes = 80e6;
+  truth.cache_bw_bytes_per_s = 26e9;
+  truth.combine_excess = 20;
+  SpecCeilings cpu;
+  cpu.mem_bw_bytes_per_s = 16e9;
+  cpu.peak_flop_per_s["fp32"] = 140e9;
+  cpu.compute_units = 1;
+  std::vector<MeasurementRecord> rs;
+  for (std::int64_t m : {1, 4, 16, 64, 256, 1024})
+    for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048},
+                        std::pair{8192, 4096}}) {
+      MeasurementRecord r;
+      r.op = OpKind::gemm;
+      r.gemm = GemmShape{m, n, k};
+      r.dtype = DType::fp32;
+      r.time_ms = predict_seconds(truth, op_features(r.gemm, r.dtype)) * 1e3;
+      rs.push_back(r);
+    }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("gemm", ptrs, cpu, false, true);
+  CHECK(fit.fit_p90_ape < 0.03);  // exact synthetic data from the model family
+  CHECK(fit.model.skinny_rate == Approx(truth.skinny_rate).epsilon(0.15));
+  // One pass for 1 to 4 rows: m = 4 costs what m = 1 does; rows left out of the fit (2, 7: three
+  // passes, 12: three) are predicted as the truth predicts them.
+  const auto at = [](const OpModel& m, std::int64_t rows) {
+    return predict_seconds(m, op_features(GemmShape{rows, 2048, 2048}, DType::fp32));
+  };
+  CHECK(at(fit.model, 4) == Approx(at(fit.model, 1)).epsilon(0.05));
+  for (std::int64_t rows : {2, 7, 12}) CHECK(at(fit.model, rows) == Approx(at(truth, rows)).epsilon(0.03));
+  CHECK(at(fit.model, 12) > 1.5 * at(fit.model, 4));  // three passes against one streamed from the cache
 }
 
 TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and partial overlap are fitted", "[fit]") {

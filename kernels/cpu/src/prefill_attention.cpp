@@ -20,6 +20,7 @@
 
 #include "attention_tiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/time_model.hpp"
 #include "shape_checks.hpp"
 
 namespace mhacfg::kernels::cpu {
@@ -29,6 +30,7 @@ namespace {
 // Rows (positions x group heads) per query tile and keys per key tile. Tile products at these sizes
 // run at ~100 GFLOP/s on one Sapphire Rapids core, within ~10 % of a 2048^3 Eigen SGEMM.
 constexpr std::int64_t kTargetRows = 128;
+static_assert(kTargetRows == kCpuPrefillTileRows, "the CPU cost model counts the masked work of these tiles");
 constexpr std::int64_t kKeyTile = 256;
 
 struct Layout {

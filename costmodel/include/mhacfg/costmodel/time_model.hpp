@@ -1,13 +1,15 @@
 // The calibrated time model of one op (docs/cost-model.md gives the reasons for each term).
 //
 //   T = t0 + max( combine(C, M),   F_unit * S / (P * eta) )
-//   C   = (F / (P * eta * u) + E / R_exp + L / R_load) * (1 + phi * (1 - h))  compute time
+//   C   = ((F + mu F_mask) / (P * eta * u) + E / R_exp + L / R_load) * (1 + phi * (1 - h))  compute
+//         (the CPU skinny GEMM: L_s * passes(m) / R_s instead of the FLOP term)
 //   eta = (1 - exp(-d / d0)) * (1 - exp(-r / r0)) / (1 + kappa * causal)   compute efficiency
 //   u   = 1 / (1 + (A_half / A)^gamma)                   how well A parallel units fill the device
 //   M   = B * (h / BW_cache + (1 - h) / (BW * u)),  h = 1 / (1 + (B / C_bytes)^4)  memory time
 //   combine(C, M) = (C^k + M^k)^(1/k)
 //
-// F and B are costmodel's FLOP and byte counts (ops.hpp), d the Q/K head width, A the independent
+// F and B are costmodel's FLOP and byte counts (ops.hpp), F_mask the FLOPs mhacfg's CPU prefill
+// kernel spends on masked pairs (cpu_prefill_pairs_computed) at mu times a useful FLOP's cost, d the Q/K head width, A the independent
 // work units (prefill: query tiles x heads x batch; decode: KV heads x batch; GEMM: output tiles),
 // F_unit the FLOPs of the largest unit (a query tile against its keys) and S the parallel slots: a
 // wave of units cannot finish faster than its longest unit. r is the rows one pass multiplies
@@ -45,6 +47,9 @@ struct OpFeatures {
   double softmax = 0;    // exponentials: query-key pairs x heads (E)
   double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
   double row_bytes = 0;  // decode: bytes of one token's K row over all KV heads (w); 0: not decode
+  double masked_flop = 0;  // prefill: FLOPs mhacfg's CPU kernel spends on masked pairs (F_mask)
+  double skinny_elements = 0;  // GEMM with m <= kCpuSkinnyGemmRows: B elements (k x n) the CPU
+                               // skinny kernel streams per pass of its row blocks (L_s); else 0
   double resident_bytes = 0;  // bytes competing for a warm cache between calls (0: `bytes`)
 };
 
@@ -54,6 +59,12 @@ struct OpFeatures {
 // packing it for a blocked GEMM.
 inline constexpr std::int64_t kCpuRowBlock = 4;
 inline constexpr std::int64_t kCpuSkinnyGemmRows = 16;
+// The CPU prefill kernel stacks kCpuPrefillTileRows / group positions of a GQA group's heads into
+// one query tile and multiplies it against every key up to the tile's last position: a causal mask
+// is applied to computed scores, so the triangle above the diagonal of each tile is work done.
+inline constexpr std::int64_t kCpuPrefillTileRows = 128;
+// Query-key pairs per query head and sequence that the CPU prefill kernel computes (masked or not).
+double cpu_prefill_pairs_computed(const AttentionShape& s);
 
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
@@ -81,6 +92,9 @@ struct OpModel {
   double combine_excess = 0;   // k - 1 (0: the sum of compute and memory)
   double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
   double row_bytes_half = 0;   // w_half: K/V streamed from memory at BW * w / (w + w_half); 0: any w
+  double masked_weight = 0;    // mu: masked pairs' FLOPs (F_mask) cost mu x a useful FLOP; 0: free
+  double skinny_rate = 0;      // R_s: B elements per second per row-block pass of the CPU skinny GEMM;
+                               // when set, its compute time is L_s x passes(m) / R_s (not F / (P eta))
   double row_block = 0;        // decode: query rows per register block (4: blocks of 4, 2, 1 rows
                                // each re-read the K/V tile); 0: one pass
   bool overlap = false;        // max(compute, memory): k = infinity
