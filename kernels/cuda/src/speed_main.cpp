@@ -160,15 +160,6 @@ std::vector<Case> cases(bool sweeps) {
     k.fused_merge = true;
     sweep(name + " [merged in the grid]", r, B, k);
   }
-  // MQA at batch 1 (acceptance 1.0 TB/s): the merged grid at other split counts (256 splits of 128
-  // tokens: two blocks per SM).
-  for (int s : {64, 256}) {
-    cu::detail::Knobs k;
-    k.fused_merge = true;
-    k.num_splits = s;
-    sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
-          attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
-  }
   return v;
 }
 
