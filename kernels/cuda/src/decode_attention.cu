@@ -81,6 +81,17 @@ struct Args {
   int fused;  // 1: launched cooperatively; the blocks merge the splits after a grid barrier
 };
 
+// This warp's index over the whole grid and the grid's number of warps (the merges stride by it).
+struct GridWarps {
+  std::int64_t index;
+  std::int64_t count;
+};
+__device__ inline GridWarps grid_warps() {
+  const std::int64_t block =
+      blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z);
+  return {block * kWarps + (threadIdx.x >> 5), static_cast<std::int64_t>(gridDim.x) * gridDim.y * gridDim.z * kWarps};
+}
+
 // The split merge inside the decode grid (a.fused): after every block has written its partial O and
 // log-sum-exp, one warp per (row, 4 output dims) merges that row's splits: lanes take every 32nd
 // split, 2^(lse - max) weights, shuffles reduce the max, the weight sum and the weighted partials.
@@ -92,11 +103,9 @@ struct Args {
 template <int D>
 __device__ void merge_splits(const Args& a) {
   constexpr int kChunks = D / 4;  // float4 chunks of a row
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const std::int64_t nwarps = static_cast<std::int64_t>(gridDim.x) * gridDim.y * gridDim.z * kWarps;
-  const std::int64_t first =
-      (blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z)) *
-          kWarps + warp;
+  const int lane = threadIdx.x & 31;
+  const GridWarps gw = grid_warps();
+  const std::int64_t nwarps = gw.count, first = gw.index;
   const std::int64_t rows = static_cast<std::int64_t>(gridDim.z) * a.num_q_heads;  // gridDim.z = batch
   const int S = a.num_splits;
   for (std::int64_t u = first; u < rows * kChunks; u += nwarps) {
@@ -150,11 +159,9 @@ template <int D>
 __device__ void merge_splits_by_row(const Args& a) {
   constexpr int kChunks = D / 4;                 // float4 chunks of a row
   constexpr int kPerLane = (kChunks + 31) / 32;  // 1 up to head_dim 128, 2 at 256
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const std::int64_t nwarps = static_cast<std::int64_t>(gridDim.x) * gridDim.y * gridDim.z * kWarps;
-  const std::int64_t first =
-      (blockIdx.x + static_cast<std::int64_t>(gridDim.x) * (blockIdx.y + static_cast<std::int64_t>(gridDim.y) * blockIdx.z)) *
-          kWarps + warp;
+  const int lane = threadIdx.x & 31;
+  const GridWarps gw = grid_warps();
+  const std::int64_t nwarps = gw.count, first = gw.index;
   const std::int64_t rows = static_cast<std::int64_t>(gridDim.z) * a.num_q_heads;  // gridDim.z = batch
   const int S = a.num_splits;
   for (std::int64_t row = first; row < rows; row += nwarps) {
