@@ -46,6 +46,7 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     // error. With the cap, 20 grids of the development VM (2 of them full) refitted offline gave
     // held-out medians of 1.5-5.4 % (median 3.4 %) instead of 0.8-7.0 % (median 3.6 %).
     s.combine_max = 1.0;
+    s.widen = true;
   } else if (op_class == "gemm") {
     // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
     // bandwidth would be pinned only by the few shapes larger than the cache.
@@ -108,6 +109,7 @@ Layout layout(const FitSpec& s) {
   if (s.row_width) l.fields.push_back(&OpModel::row_bytes_half);
   if (s.masked) l.fields.push_back(&OpModel::masked_weight);
   if (s.skinny) l.fields.push_back(&OpModel::skinny_rate);
+  if (s.widen) l.fields.push_back(&OpModel::widen_rate);
   return l;
 }
 
@@ -252,7 +254,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = spec.masked = spec.skinny = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = spec.masked = spec.skinny = spec.widen = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -300,6 +302,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.row_bytes_half = spec.row_width ? 1024.0 : 0;
           init.masked_weight = spec.masked ? 1.0 : 0;
           init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
+          init.widen_rate = spec.widen ? peak * scale / 4 : 0;
           init.row_block = spec.row_block;
           std::vector<double> theta;
           for (auto f : l.fields) theta.push_back(std::log(init.*f));

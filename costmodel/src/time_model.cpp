@@ -67,6 +67,7 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   }
   if (decode) {
     f.elements = static_cast<double>(attention_kv_elements(s));
+    f.widened = dtype == DType::fp32 ? 0.0 : f.elements;
     f.row_bytes = static_cast<double>(dtype_bytes(dtype, s.kv_heads() * s.qk_dim(), "K row"));
   }
   return f;
@@ -111,6 +112,7 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
     compute = f.skinny_elements * row_passes(f.rows, static_cast<double>(kCpuRowBlock)) / m.skinny_rate;
   if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
   if (m.load_rate > 0) compute += f.elements * row_passes(f.rows, m.row_block) / m.load_rate;
+  if (m.widen_rate > 0) compute += f.widened * row_passes(f.rows, m.row_block) / m.widen_rate;
   double memory = 0.0;
   if (m.bw_bytes_per_s > 0) {
     // Hit fraction of a working set of B bytes re-read call after call: ~1 below the capacity,
@@ -164,6 +166,7 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"row_bytes_half", m.row_bytes_half},
           {"masked_weight", m.masked_weight},
           {"skinny_rate", m.skinny_rate},
+          {"widen_rate", m.widen_rate},
           {"overlap", m.overlap}};
 }
 
@@ -194,6 +197,7 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.row_bytes_half = get("row_bytes_half");
   m.masked_weight = get("masked_weight");
   m.skinny_rate = get("skinny_rate");
+  m.widen_rate = get("widen_rate");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)

@@ -32,6 +32,27 @@ SpecCeilings h200_spec() {
   return s;
 }
 
+// One CPU thread's measured ceilings (a warm-cache fit: no fill or span terms).
+SpecCeilings one_cpu_thread(double peak_flop_per_s, double read_bytes_per_s) {
+  SpecCeilings cpu;
+  cpu.mem_bw_bytes_per_s = read_bytes_per_s;
+  cpu.peak_flop_per_s["fp32"] = peak_flop_per_s;
+  cpu.compute_units = 1;
+  return cpu;
+}
+
+// Times each record with `truth` (exact synthetic data from the model family) and fits the class
+// on one warm-cache CPU thread.
+OpFit fit_cpu_truth(const std::string& op_class, std::vector<MeasurementRecord> rs, const OpModel& truth,
+                    const SpecCeilings& cpu) {
+  std::vector<const MeasurementRecord*> ptrs;
+  for (auto& r : rs) {
+    r.time_ms = predict_seconds(truth, record_features(r)) * 1e3;
+    ptrs.push_back(&r);
+  }
+  return fit_op_class(op_class, ptrs, cpu, false, true);
+}
+
 std::vector<MeasurementRecord> h200(const std::string& backend) {
   std::vector<MeasurementRecord> out;
   for (auto& r : read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-torch.train.jsonl"))
@@ -147,10 +168,7 @@ TEST_CASE("the CPU prefill model recovers the masked work's weight and the causa
   truth.softmax_rate = 1.1e9;
   truth.causal_factor = 0.08;
   truth.masked_weight = 1.8;
-  SpecCeilings cpu;
-  cpu.mem_bw_bytes_per_s = 16e9;
-  cpu.peak_flop_per_s["fp32"] = 145e9;
-  cpu.compute_units = 1;
+  const SpecCeilings cpu = one_cpu_thread(145e9, 16e9);
   std::vector<MeasurementRecord> rs;
   for (std::int64_t len : {256, 512, 1024})
     for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}})
@@ -160,12 +178,9 @@ TEST_CASE("the CPU prefill model recovers the masked work's weight and the causa
         r.phase = Phase::prefill;
         r.dtype = DType::fp32;
         r.attention = AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0};
-        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
         rs.push_back(r);
       }
-  std::vector<const MeasurementRecord*> ptrs;
-  for (const auto& r : rs) ptrs.push_back(&r);
-  const OpFit fit = fit_op_class("attention/prefill", ptrs, cpu, false, true);
+  const OpFit fit = fit_cpu_truth("attention/prefill", rs, truth, cpu);
   CHECK(fit.fit_p90_ape < 0.02);  // exact synthetic data from the model family
   CHECK(fit.model.masked_weight == Approx(truth.masked_weight).epsilon(0.15));
   CHECK(fit.model.causal_factor == Approx(truth.causal_factor).epsilon(0.3));
@@ -200,10 +215,7 @@ TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over 
   truth.cache_bytes = 80e6;
   truth.cache_bw_bytes_per_s = 26e9;
   truth.combine_excess = 20;
-  SpecCeilings cpu;
-  cpu.mem_bw_bytes_per_s = 16e9;
-  cpu.peak_flop_per_s["fp32"] = 140e9;
-  cpu.compute_units = 1;
+  const SpecCeilings cpu = one_cpu_thread(140e9, 16e9);
   std::vector<MeasurementRecord> rs;
   for (std::int64_t m : {1, 4, 16, 64, 256, 1024})
     for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048},
@@ -212,12 +224,9 @@ TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over 
       r.op = OpKind::gemm;
       r.gemm = GemmShape{m, n, k};
       r.dtype = DType::fp32;
-      r.time_ms = predict_seconds(truth, op_features(r.gemm, r.dtype)) * 1e3;
       rs.push_back(r);
     }
-  std::vector<const MeasurementRecord*> ptrs;
-  for (const auto& r : rs) ptrs.push_back(&r);
-  const OpFit fit = fit_op_class("gemm", ptrs, cpu, false, true);
+  const OpFit fit = fit_cpu_truth("gemm", rs, truth, cpu);
   CHECK(fit.fit_p90_ape < 0.03);  // exact synthetic data from the model family
   CHECK(fit.model.skinny_rate == Approx(truth.skinny_rate).epsilon(0.15));
   // One pass for 1 to 4 rows: m = 4 costs what m = 1 does; rows left out of the fit (2, 7: three
@@ -244,19 +253,20 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   truth.miss_slowdown = 0.5;
   truth.combine_excess = 0.5;
   truth.row_bytes_half = 3000;
-  SpecCeilings cpu;
-  cpu.mem_bw_bytes_per_s = 15e9;
-  cpu.peak_flop_per_s["fp32"] = 110e9;
-  cpu.compute_units = 1;
+  truth.widen_rate = 25e9;
+  const SpecCeilings cpu = one_cpu_thread(110e9, 15e9);
   std::vector<MeasurementRecord> rs;
   for (std::int64_t b : {1, 4})
     for (std::int64_t kv : {1024, 4096, 16384})
       for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256},
                                  std::tuple{28, 4, 80}, std::tuple{8, 2, 128}}) {
         MeasurementRecord r = decode(b, kv, nq, nkv, hd);
-        r.dtype = DType::fp32;
-        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
-        rs.push_back(r);
+        for (DType dt : {DType::fp32, DType::bf16}) {
+          if (dt == DType::bf16 && nkv != 8) continue;  // bf16 KV: 32q/8kv only, as in the CPU grid
+          r.dtype = dt;
+          r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
+          rs.push_back(r);
+        }
       }
   std::vector<const MeasurementRecord*> ptrs;
   for (const auto& r : rs) ptrs.push_back(&r);
@@ -265,6 +275,13 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
   CHECK(fit.model.miss_slowdown > 0);
   CHECK(fit.model.load_rate > 0);
   CHECK(fit.model.row_bytes_half == Approx(truth.row_bytes_half).epsilon(0.2));
+  CHECK(fit.model.widen_rate == Approx(truth.widen_rate).epsilon(0.25));
+  // bf16 K/V: half the bytes, each element widened: in cache it costs more than fp32, not less.
+  const AttentionShape cached{1, 1, 2048, 32, 8, 128, 128, false, 0, 0, 0};
+  CHECK(op_features(cached, DType::bf16).widened == op_features(cached, DType::fp32).elements);
+  CHECK(op_features(cached, DType::fp32).widened == 0);
+  CHECK(predict_seconds(fit.model, op_features(cached, DType::bf16)) >
+        predict_seconds(fit.model, op_features(cached, DType::fp32)));
   // Exact synthetic data from the model family: fitted and left-out shapes are reproduced.
   CHECK(fit.fit_p90_ape < 0.03);
   CHECK(fit.cv_p90_ape < 0.06);

@@ -1,7 +1,7 @@
 // The calibrated time model of one op (docs/cost-model.md gives the reasons for each term).
 //
 //   T = t0 + max( combine(C, M),   F_unit * S / (P * eta) )
-//   C   = ((F + mu F_mask) / (P * eta * u) + E / R_exp + L / R_load) * (1 + phi * (1 - h))  compute
+//   C   = ((F + mu F_mask) / (P * eta * u) + E / R_exp + (L / R_load + L_w / R_w) passes) * (1 + phi * (1 - h))
 //         (the CPU skinny GEMM: L_s * passes(m) / R_s instead of the FLOP term)
 //   eta = (1 - exp(-d / d0)) * (1 - exp(-r / r0)) / (1 + kappa * causal)   compute efficiency
 //   u   = 1 / (1 + (A_half / A)^gamma)                   how well A parallel units fill the device
@@ -48,6 +48,7 @@ struct OpFeatures {
   double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
   double row_bytes = 0;  // decode: bytes of one token's K row over all KV heads (w); 0: not decode
   double masked_flop = 0;  // prefill: FLOPs mhacfg's CPU kernel spends on masked pairs (F_mask)
+  double widened = 0;    // decode: K/V elements stored narrower than fp32 (bf16), widened on load (L_w)
   double skinny_elements = 0;  // GEMM with m <= kCpuSkinnyGemmRows: B elements (k x n) the CPU
                                // skinny kernel streams per pass of its row blocks (L_s); else 0
   double resident_bytes = 0;  // bytes competing for a warm cache between calls (0: `bytes`)
@@ -93,6 +94,7 @@ struct OpModel {
   double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
   double row_bytes_half = 0;   // w_half: K/V streamed from memory at BW * w / (w + w_half); 0: any w
   double masked_weight = 0;    // mu: masked pairs' FLOPs (F_mask) cost mu x a useful FLOP; 0: free
+  double widen_rate = 0;       // R_w: extra cost of widening a K/V element per pass; 0: none
   double skinny_rate = 0;      // R_s: B elements per second per row-block pass of the CPU skinny GEMM;
                                // when set, its compute time is L_s x passes(m) / R_s (not F / (P eta))
   double row_block = 0;        // decode: query rows per register block (4: blocks of 4, 2, 1 rows
