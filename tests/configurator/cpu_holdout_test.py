@@ -5,9 +5,10 @@ its provenance, the kernel-speed ratios, and the held-out prediction error.
 
 The error bounds are guards against a broken model or harness, not the acceptance target: on the
 shared 2-vCPU VMs this project runs on, other tenants slow every core in bursts: with the model of
-2026-11-30 evening the held-out median of five quick calibrations ranged from 2.0 % to 4.0 % (p90
-7.6-11.2 %), and a separate bench of the same shapes minutes later ran 1-17 % (once 10-76 %) slower
-than the calibration's own rounds, so a 5 % median cannot be asserted reliably in CI. The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
+2026-11-30 evening the held-out median of six quick calibrations ranged from 1.4 % to 4.3 % (p90
+5.3-10.1 %), but a separate bench of the same shapes started right after minutes of calibrations ran
+8-25 % (once 10-76 %) slower than the calibrations' own rounds, so a 5 % median cannot be asserted
+reliably in CI on machines like these. The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
 """
 import json
 import subprocess
