@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrates this machine's CPU (the quick grid) with the repository's held-out shapes measured in
+"""Calibrates this machine's CPU (the quick grid) with the repository's two held-out sets measured in
 the same interleaved rounds, and checks the loop end to end: a measured profile with every op class,
 its provenance, the kernel-speed ratios, and the held-out prediction error.
 
@@ -8,7 +8,8 @@ shared 2-vCPU VMs this project runs on, other tenants slow every core in bursts:
 2026-11-30 evening the held-out median of six quick calibrations ranged from 1.4 % to 4.3 % (p90
 5.3-10.1 %), but a separate bench of the same shapes started right after minutes of calibrations ran
 8-25 % (once 10-76 %) slower than the calibrations' own rounds, so a 5 % median cannot be asserted
-reliably in CI on machines like these. The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
+reliably in CI on machines like these. The second set (20 other shapes) measured 4.4-5.9 % median,
+p90 16-20 %: the model's known gaps, listed in the README. The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
 """
 import json
 import subprocess
@@ -18,7 +19,12 @@ from pathlib import Path
 mhacfg, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
 profile = work / "cpu.json"
-holdout = source / "tests/fixtures/cpu-holdout-shapes.jsonl"
+# Both held-out sets in the same rounds: the first (19 shapes) and a second of 20 other shapes
+# (other head_dims, groups 3-7, odd KV-head counts, MLA batch 3, GEMM m 2-768, blocks).
+sets = [source / "tests/fixtures/cpu-holdout-shapes.jsonl", source / "tests/fixtures/cpu-holdout-shapes-2.jsonl"]
+lines = [s.read_text().splitlines() for s in sets]
+holdout = work / "holdout-shapes.jsonl"
+holdout.write_text("\n".join(lines[0] + lines[1]) + "\n")
 r = subprocess.run([mhacfg, "calibrate", "--device", "cpu", "--quick", "--holdout", str(holdout),
                     "--save-holdout", str(work / "holdout-measured.jsonl"), "--out", str(profile)],
                    capture_output=True, text=True)
@@ -50,5 +56,16 @@ out = subprocess.run([mhacfg, "validate", "--profile", str(profile), "--in", str
                       "--format", "json"], capture_output=True, text=True)
 overall = [c for c in json.loads(out.stdout)["classes"] if c["op_class"] == "all"][0]
 check(abs(overall["median_ape"] - v["median_ape"]) < 1e-9, "validate agrees with calibrate's validation")
-print(f"{8 - len(failures)} passed, {len(failures)} failed")
+# Each set on its own (the measured records split back in their order).
+measured = (work / "holdout-measured.jsonl").read_text().splitlines()
+first = len(lines[0])
+for name, part in (("set 1", measured[:first]), ("set 2", measured[first:])):
+    path = work / f"holdout-{name.replace(' ', '')}.jsonl"
+    path.write_text("\n".join(part) + "\n")
+    out = subprocess.run([mhacfg, "validate", "--profile", str(profile), "--in", str(path), "--format", "json"],
+                         capture_output=True, text=True)
+    c = [c for c in json.loads(out.stdout)["classes"] if c["op_class"] == "all"][0]
+    check(c["records"] == len(part) and c["median_ape"] <= 0.25 and c["p90_ape"] <= 0.60,
+          f"held-out {name}: median {c['median_ape']:.1%}, p90 {c['p90_ape']:.1%} on {c['records']} records (guards: 25 %, 60 %)")
+print(f"{10 - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
