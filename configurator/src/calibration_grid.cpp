@@ -86,6 +86,11 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
     g.push_back(attention(Phase::decode, 4, 1, 2048, 16, 4, 128, false, DType::bf16));  // bf16 near the cache's size
     g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
+    // Token rows of 3 KB (6 KV heads x 128, 12 x 64) and 5 KV heads: the streaming rate steps
+    // between 2 KB rows and 4 KB ones (docs/cost-model.md), and odd head counts sit in that step.
+    g.push_back(attention(Phase::decode, 2, 1, 4096, 24, 6, 128, false, f32));
+    g.push_back(attention(Phase::decode, 2, 1, 4096, 48, 12, 64, false, f32));
+    g.push_back(attention(Phase::decode, 1, 1, 8192, 20, 5, 128, false, DType::bf16));
     // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.
     for (std::int64_t kv : {1024, 8192})
       for (std::int64_t nq : {16, 128}) g.push_back(mla(kv == 1024 ? 4 : 1, kv, nq, 512, f32));
