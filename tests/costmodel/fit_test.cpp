@@ -208,8 +208,7 @@ TEST_CASE("GEMM features: a blocked GEMM packs B per call, the skinny CPU GEMM r
 TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over B", "[fit]") {
   OpModel truth;
   truth.peak_flop_per_s = 140e9;
-  truth.rows_half = 35;
-  truth.load_rate = 4e9;      // B packed by the blocked GEMM
+  truth.load_rate = 4e9;      // B packed by the blocked GEMM (no rows curve on CPU GEMMs)
   truth.skinny_rate = 12e9;   // B elements per second per pass of the skinny kernel
   truth.bw_bytes_per_s = 16e9;
   truth.cache_bytes = 80e6;
