@@ -57,6 +57,10 @@ struct KvSource {
 // the sweep measured no gain (bf16 8.5 vs 8.8 GB/s, one thread, same run).
 inline constexpr std::int64_t kSweepKeys = 16;
 
+// Keys apart within one step of the sweep: step j of a 256-key tile scores keys j, j + 16, ..., j + 240
+// (see run_split_kv).
+inline constexpr std::int64_t kSweepStride = 16;
+
 // Items per thread that dynamic scheduling balances over; chunks shorter than kMinChunkTokens cost
 // more in combine and per-item setup than they gain.
 inline constexpr std::int64_t kItemsPerThread = 4;
@@ -120,19 +124,31 @@ void run_split_kv(const SplitKvProblem& p, const float* q, float* o, const KvSou
         const KvT* k_tile = src.k + b * src.k_seq + t0 * src.k_token;
         const KvT* v_tile = src.v + b * src.v_seq + t0 * src.v_token;
         if (small) {
-          // Sweep the tile in address order: kSweepKeys keys of every head, then the next keys. Head
-          // by head, each key row would start a new 4 KiB page and defeat the hardware prefetcher.
-          for (std::int64_t kb = 0; kb < n; kb += kSweepKeys)
-            for (std::int64_t h = 0; h < heads; ++h)
-              small_rows_scores(q_rows.row(h * rows).data(), p.qk_dim, rows, k_tile + kb * src.k_token + h * src.k_head,
-                                src.k_token, std::min(kSweepKeys, n - kb), p.qk_dim,
-                                scores.data() + h * rows * tile_tokens + kb, tile_tokens);
+          // Key order: the tile's first 16 S keys as S columns of stride S (keys j, j + S, ...,
+          // j + 15 S for j = 0 .. S - 1; S = 16 for a whole tile, less for a chunk's last partial
+          // one, so that every step still has kSweepKeys keys), then any remaining keys in address
+          // order. Every step runs all heads on its keys; the scores are stored in this order and
+          // P V reads V in the same order. Masked tiles keep address order (the visible columns are
+          // ranges of it).
+          const std::int64_t stride = masked ? 1 : std::clamp<std::int64_t>(n / kSweepKeys, 1, kSweepStride);
+          const std::int64_t strided = std::min(n, stride * kSweepKeys);
+          auto sweep = [&](auto&& step) {
+            for (std::int64_t j = 0; j < stride; ++j)
+              for (std::int64_t h = 0; h < heads; ++h) step(h, j, j * kSweepKeys, std::min(kSweepKeys, strided), stride);
+            for (std::int64_t kb = strided; kb < n; kb += kSweepKeys)
+              for (std::int64_t h = 0; h < heads; ++h) step(h, kb, kb, std::min(kSweepKeys, n - kb), 1);
+          };
+          sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t stride) {
+            small_rows_scores(q_rows.row(h * rows).data(), p.qk_dim, rows, k_tile + key * src.k_token + h * src.k_head,
+                              stride * src.k_token, keys, p.qk_dim, scores.data() + h * rows * tile_tokens + col,
+                              tile_tokens);
+          });
           for (std::int64_t h = 0; h < heads; ++h) state[h].fold(scores.data() + h * rows * tile_tokens, tile_tokens, n, vis);
-          for (std::int64_t kb = 0; kb < n; kb += kSweepKeys)
-            for (std::int64_t h = 0; h < heads; ++h)
-              small_rows_accumulate(scores.data() + h * rows * tile_tokens + kb, tile_tokens, rows,
-                                    v_tile + kb * src.v_token + h * src.v_head, src.v_token,
-                                    std::min(kSweepKeys, n - kb), p.v_dim, state[h].output(), p.v_dim);
+          sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t stride) {
+            small_rows_accumulate(scores.data() + h * rows * tile_tokens + col, tile_tokens, rows,
+                                  v_tile + key * src.v_token + h * src.v_head, stride * src.v_token, keys, p.v_dim,
+                                  state[h].output(), p.v_dim);
+          });
           continue;
         }
         for (std::int64_t h = 0; h < heads; ++h) {

@@ -74,6 +74,7 @@ const AttentionShape kCases[] = {
     shape(1, 4, 1000, 32, 4, 96, true),     // 32 rows per group: the Eigen path
     shape(1, 1, 300, 2, 1, 72, false),      // a head_dim that is not a multiple of 16
     shape(2, 3, 500, 6, 2, 100, true),      // 9 rows (blocks of 4, 4, 1) and a ragged head_dim
+    shape(2, 1, 1337, 12, 3, 64, false),    // whole tiles swept in stride order, a ragged last tile
 };
 
 TEST_CASE("decode attention with an fp32 cache matches float64", "[kernels][cpu][decode]") {

@@ -1,4 +1,5 @@
-// The read-bandwidth ceiling kernel: a sum-reduction over a buffer, split evenly across threads.
+// The read-bandwidth ceiling kernel: a sum-reduction over a buffer, split evenly across threads, each
+// thread reading its slice as several streams side by side (stream_read.cpp says why).
 // Decode attention is quoted against this number, so it lives next to the kernels and uses the same
 // threading and vector code.
 #pragma once
