@@ -174,9 +174,10 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("attention-backend", po::value<std::string>(), "with --from: attention records of these backends (comma list); gemm always")
       ("base", po::value<std::string>(), "with --from: profile giving the device's spec (default: from the records' device)")
       ("quick", "with --device: the short grid (within 60 s on 2 cores)")
-      ("holdout", po::value<std::string>(), "records to validate on: measured with --device, timed with --from")
+      ("holdout", po::value<std::vector<std::string>>()->composing(),
+       "records to validate on: measured with --device, timed with --from (repeat it: each file is validated on its own)")
       ("save-measurements", po::value<std::string>(), "with --device: write the measured grid (JSON Lines)")
-      ("save-holdout", po::value<std::string>(), "with --device --holdout: write the measured held-out shapes")
+      ("save-holdout", po::value<std::string>(), "with --device --holdout: write the measured held-out shapes (every file's, in order)")
       ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
       ("out", po::value<std::string>(), "profile JSON to write")
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
@@ -212,8 +213,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                     {"records", records.size()}, {"device", records.front().device}};
     if (!notes.empty()) p.provenance["backend_notes"] = notes;
     fit_profile(p, records);
-    if (auto h = a.opt_str("holdout"))
-      add_validation(p, select_records(read_records(*h, "--holdout"), backends), "held-out records in " + *h);
+    for (const std::string& h : a.list("holdout"))
+      add_validation(p, select_records(read_records(h, "--holdout"), backends), "held-out records in " + h);
   } else {
     const DeviceChoice dev = parse_device(a.str("device"));
     const bool quick = a.has("quick");
@@ -230,8 +231,14 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     const kernels::Ceilings before = measure_ceilings(dev, o);
     const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
     const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
+    const std::vector<std::string> holdout_files = a.list("holdout");
     std::vector<MeasurementRecord> holdout_in;
-    if (auto h = a.opt_str("holdout")) holdout_in = read_records(*h, "--holdout");
+    std::vector<std::size_t> holdout_ends;  // one past each file's last record in holdout_in
+    for (const std::string& h : holdout_files) {
+      const auto rs = read_records(h, "--holdout");
+      holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
+      holdout_ends.push_back(holdout_in.size());
+    }
     // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
     // different phase of the round), the two large speed checks last (their 1 GiB buffers would
     // otherwise change the memory the next shapes get).
@@ -293,7 +300,9 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                        {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
                        {"decode_shape", checks[1].json}});
     if (!held.empty()) {
-      add_validation(p, held, "held-out shapes in " + a.str("holdout") + ", measured in the same rounds as the grid");
+      for (std::size_t f = 0, begin = 0; f < holdout_files.size(); begin = holdout_ends[f++])
+        add_validation(p, {held.begin() + std::ptrdiff_t(begin), held.begin() + std::ptrdiff_t(holdout_ends[f])},
+                       "held-out shapes in " + holdout_files[f] + ", measured in the same rounds as the grid");
       if (auto hs = a.opt_str("save-holdout")) write_records(*hs, json_lines(held));
     }
     if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));

@@ -39,7 +39,7 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     // query rows, one exponential per score, compute and memory partly overlapped on one core, and
     // the loop slower when K/V stream from memory than from cache.
     s.head_dim_scale = s.rows_half = false;
-    s.softmax = s.load = s.combine = s.miss = s.row_width = true;
+    s.softmax = s.load = s.combine = s.miss = true;
     s.row_block = kCpuRowBlock;
     // Partial overlap only (k <= 2): on noisy grids fits reached k = 10-25 (compute and memory fully
     // overlapped) with a FLOP rate of 105-180 GFLOP/s instead of ~285, a second mode of the same grid
@@ -110,7 +110,6 @@ Layout layout(const FitSpec& s) {
   if (s.load) l.fields.push_back(&OpModel::load_rate);
   if (s.combine) l.fields.push_back(&OpModel::combine_excess);
   if (s.miss) l.fields.push_back(&OpModel::miss_slowdown);
-  if (s.row_width) l.fields.push_back(&OpModel::row_bytes_half);
   if (s.masked) l.fields.push_back(&OpModel::masked_weight);
   if (s.skinny) l.fields.push_back(&OpModel::skinny_rate);
   if (s.widen) l.fields.push_back(&OpModel::widen_rate);
@@ -258,7 +257,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.row_width = spec.masked = spec.skinny = spec.widen = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.masked = spec.skinny = spec.widen = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -303,7 +302,6 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.load_rate = spec.load ? peak * scale / 4 : 0;
           init.combine_excess = spec.combine ? 1.0 : 0;
           init.miss_slowdown = spec.miss ? 0.5 : 0;
-          init.row_bytes_half = spec.row_width ? 1024.0 : 0;
           init.masked_weight = spec.masked ? 1.0 : 0;
           init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
           init.widen_rate = spec.widen ? peak * scale / 4 : 0;

@@ -68,7 +68,6 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   if (decode) {
     f.elements = static_cast<double>(attention_kv_elements(s));
     f.widened = dtype == DType::fp32 ? 0.0 : f.elements;
-    f.row_bytes = static_cast<double>(dtype_bytes(dtype, s.kv_heads() * s.qk_dim(), "K row"));
   }
   return f;
 }
@@ -119,10 +118,7 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
     // falling steeply above it (a streaming sweep larger than an LRU-like cache evicts itself).
     const double resident = std::max(f.bytes, f.resident_bytes);
     const double hit = m.cache_bytes > 0 && m.cache_bw_bytes_per_s > 0 ? 1.0 / (1.0 + std::pow(resident / m.cache_bytes, 4.0)) : 0.0;
-    // Narrow token rows stream more slowly from memory (mhacfg's CPU decode: 1-2 KV heads of 512
-    // bytes per token read at ~10 GB/s where 8-32 heads read at ~17, the same bytes; in cache alike).
-    const double narrow = m.row_bytes_half > 0 && f.row_bytes > 0 ? 1.0 + m.row_bytes_half / f.row_bytes : 1.0;
-    memory = (hit > 0 ? f.bytes * hit / m.cache_bw_bytes_per_s : 0.0) + f.bytes * (1.0 - hit) * narrow / (m.bw_bytes_per_s * u);
+    memory = (hit > 0 ? f.bytes * hit / m.cache_bw_bytes_per_s : 0.0) + f.bytes * (1.0 - hit) / (m.bw_bytes_per_s * u);
     compute *= 1.0 + m.miss_slowdown * (1.0 - hit);
   }
   const double span = m.slots > 0 && m.peak_flop_per_s > 0 ? f.unit_flop * m.slots / (m.peak_flop_per_s * eta) : 0.0;
@@ -163,7 +159,6 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"combine_excess", m.combine_excess},
           {"miss_slowdown", m.miss_slowdown},
           {"row_block", m.row_block},
-          {"row_bytes_half", m.row_bytes_half},
           {"masked_weight", m.masked_weight},
           {"skinny_rate", m.skinny_rate},
           {"widen_rate", m.widen_rate},
@@ -194,7 +189,6 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.combine_excess = get("combine_excess");
   m.miss_slowdown = get("miss_slowdown");
   m.row_block = get("row_block");
-  m.row_bytes_half = get("row_bytes_half");
   m.masked_weight = get("masked_weight");
   m.skinny_rate = get("skinny_rate");
   m.widen_rate = get("widen_rate");

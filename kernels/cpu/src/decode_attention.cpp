@@ -15,6 +15,9 @@
 //     keys): fp32 K/V (1 GiB) at 0.93-0.99 of the streaming read bandwidth of the same round; bf16
 //     (512 MiB) at 0.46-0.53: at 4 query rows per KV head it is compute-bound (8 FLOP per element,
 //     twice the elements per byte of fp32), and the two vCPUs scale compute by ~1.3x, not 2x.
+// v3: the sweep takes keys 16 apart (split_kv.hpp): token rows of 1-3 KB (1-6 KV heads) streamed at
+//     9-12 GB/s in address order and now at 17-18 like 4 KB rows; bf16 decodes 17-63 % faster (one
+//     thread, interleaved A/B of 35 shapes, none slower by more than 1.3 %).
 #include "mhacfg/kernels/cpu/decode_attention.hpp"
 
 #include <type_traits>

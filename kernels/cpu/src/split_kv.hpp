@@ -3,9 +3,10 @@
 // A problem has `kv_heads` head groups; each group's query rows (q_len positions x rows_per_position
 // query heads, row r = position r / rows_per_position) attend over that group's K/V. Work item =
 // (sequence, chunk of the KV length): per key tile it runs every head group (small groups sweep the
-// tile in address order, kSweepKeys keys of every head at a time), folds the scores into one online
-// softmax per group, and writes the chunk's partial (max, sum, unnormalised output). A combine pass merges the chunks. Chunks are sized
-// so that even batch 1 gives every thread several items.
+// tile in steps of kSweepKeys keys kSweepStride apart, every head per step), folds the scores into
+// one online softmax per group, and writes the chunk's partial (max, sum, unnormalised output). A
+// combine pass merges the chunks. Chunks are sized so that even batch 1 gives every thread several
+// items.
 //
 // Products: up to `small_rows` query rows use the register-blocked kernels of small_rows.hpp, which
 // read fp32 or bf16 rows in place; more rows (MLA's 16-128 heads, large GQA groups) use Eigen's GEMM
@@ -57,8 +58,11 @@ struct KvSource {
 // the sweep measured no gain (bf16 8.5 vs 8.8 GB/s, one thread, same run).
 inline constexpr std::int64_t kSweepKeys = 16;
 
-// Keys apart within one step of the sweep: step j of a 256-key tile scores keys j, j + 16, ..., j + 240
-// (see run_split_kv).
+// Keys apart within one step of the sweep: step j of a 256-key tile scores keys j, j + 16, ..., j + 240,
+// so a step reads 16 rows 16 tokens apart whatever a token's row width. One core streams several
+// regions side by side faster than one: in address order, 1-3 KB token rows (16 keys = one 16-48 KB
+// run) read at 9-12 GB/s and 4 KB rows (16 pages per step) at 15-17; swept 16 apart all widths read at
+// 17-18 GB/s (one thread of the development VM, ~100 MB of fp32 K/V, group 4; docs/cost-model.md).
 inline constexpr std::int64_t kSweepStride = 16;
 
 // Items per thread that dynamic scheduling balances over; chunks shorter than kMinChunkTokens cost

@@ -46,7 +46,6 @@ struct OpFeatures {
   double rows = 1;       // rows per pass (r)
   double softmax = 0;    // exponentials: query-key pairs x heads (E)
   double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
-  double row_bytes = 0;  // decode: bytes of one token's K row over all KV heads (w); 0: not decode
   double masked_flop = 0;  // prefill: FLOPs mhacfg's CPU kernel spends on masked pairs (F_mask)
   double widened = 0;    // decode: K/V elements stored narrower than fp32 (bf16), widened on load (L_w)
   double skinny_elements = 0;  // GEMM with m <= kCpuSkinnyGemmRows: B elements (k x n) the CPU
@@ -92,7 +91,6 @@ struct OpModel {
   double load_rate = 0;        // R_load, elements per second; 0: no term
   double combine_excess = 0;   // k - 1 (0: the sum of compute and memory)
   double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
-  double row_bytes_half = 0;   // w_half: K/V streamed from memory at BW * w / (w + w_half); 0: any w
   double masked_weight = 0;    // mu: masked pairs' FLOPs (F_mask) cost mu x a useful FLOP; 0: free
   double widen_rate = 0;       // R_w: extra cost of widening a K/V element per pass; 0: none
   double skinny_rate = 0;      // R_s: B elements per second per row-block pass of the CPU skinny GEMM;
