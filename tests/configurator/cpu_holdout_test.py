@@ -4,12 +4,12 @@ the same interleaved rounds, and checks the loop end to end: a measured profile 
 its provenance, the kernel-speed ratios, and the held-out prediction error.
 
 The error bounds are guards against a broken model or harness, not the acceptance target: on the
-shared 2-vCPU VMs this project runs on, other tenants slow every core in bursts: with the model of
-2026-11-30 evening the held-out median of fourteen quick calibrations ranged from 1.4 % to 4.4 % (p90
-5.3-14.9 %), but a separate bench of the same shapes started right after minutes of calibrations ran
-8-25 % (once 10-76 %) slower than the calibrations' own rounds, so a 5 % median cannot be asserted
-reliably in CI on machines like these. The second set (20 other shapes) measured 3.6-5.6 % median,
-p90 15-24 %: the model's known gaps, listed in the README. The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
+shared 2-vCPU VMs this project runs on, other tenants slow every core in bursts, and a separate bench
+started right after minutes of calibrations once ran 8-25 % (once 10-76 %) slower than the
+calibrations' own rounds, so a 5 % median cannot be asserted reliably in CI on machines like these.
+Five quick calibrations of this version (2026-11-30, late) on the development VM: set 1 median
+2.3-4.3 %, p90 5.8-9.6 %; set 2 median 3.7-4.2 %, p90 11.7-16.3 % (its known misses are in the
+README). The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
 """
 import json
 import subprocess

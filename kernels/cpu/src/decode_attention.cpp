@@ -17,7 +17,9 @@
 //     twice the elements per byte of fp32), and the two vCPUs scale compute by ~1.3x, not 2x.
 // v3: the sweep takes keys 16 apart (split_kv.hpp): token rows of 1-3 KB (1-6 KV heads) streamed at
 //     9-12 GB/s in address order and now at 17-18 like 4 KB rows; bf16 decodes 17-63 % faster (one
-//     thread, interleaved A/B of 35 shapes, none slower by more than 1.3 %).
+//     thread, interleaved A/B of 35 shapes, none slower by more than 1.3 %). The read ceiling now
+//     reads 8 streams per thread (stream_read.cpp); against it the 1 GiB fp32 check reads at
+//     0.76-0.84 (one thread, seven calibrations).
 #include "mhacfg/kernels/cpu/decode_attention.hpp"
 
 #include <type_traits>
