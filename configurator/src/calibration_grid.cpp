@@ -68,6 +68,12 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     // head_dim 256 in groups of 2: without it, 8 query / 4 KV heads at 300 tokens (held-out set 2)
     // was predicted 14-17 % fast from the group-4 head_dim-256 shapes alone.
     g.push_back(attention(Phase::prefill, 1, 256, 256, 8, 4, 256, false, f32));
+    {  // a sliding window (keys [pos - 383, pos])
+      MeasurementRecord w = attention(Phase::prefill, 1, 1024, 1024, 8, 2, 64, true, f32);
+      w.attention.window = 384;
+      w.json = record_to_json(w);
+      g.push_back(w);
+    }
     if (!quick) g.push_back(attention(Phase::prefill, 2, 512, 512, 16, 2, 128, true, f32));
     // Decode: batch 1..8, KV 1k..16k, groups 1/2/4/8/16, head_dim 64/128/256, fp32 and bf16 KV,
     // in cache and well beyond it.
@@ -85,6 +91,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     }
     g.push_back(attention(Phase::decode, 2, 1, 4096, 16, 1, 128, false, f32));  // groups of 16
     g.push_back(attention(Phase::decode, 1, 1, 8192, 32, 2, 64, false, f32));
+    g.push_back(attention(Phase::decode, 2, 1, 8192, 32, 1, 128, false, f32));  // MQA: 32 rows
     g.push_back(attention(Phase::decode, 2, 1, 6144, 24, 4, 128, false, f32));  // groups of 6
     g.push_back(attention(Phase::decode, 2, 1, 4096, 28, 4, 128, false, f32));  // 7: blocks of 4, 2 and 1 rows
     g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
@@ -94,11 +101,15 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     g.push_back(attention(Phase::decode, 2, 1, 4096, 24, 6, 128, false, f32));
     g.push_back(attention(Phase::decode, 2, 1, 4096, 48, 12, 64, false, f32));
     g.push_back(attention(Phase::decode, 1, 1, 8192, 20, 5, 128, false, DType::bf16));
+    // Several query positions (speculative decoding): 4 x group 4 = 16 rows, and bf16 at 2 x 8.
+    g.push_back(attention(Phase::decode, 2, 4, 4096, 32, 8, 128, true, f32));
+    g.push_back(attention(Phase::decode, 1, 2, 8192, 16, 2, 128, true, DType::bf16));
     // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.
     for (std::int64_t kv : {1024, 8192})
       for (std::int64_t nq : {16, 128}) g.push_back(mla(kv == 1024 ? 4 : 1, kv, nq, 512, f32));
     g.push_back(mla(2, 4096, 16, 256, f32));
     g.push_back(mla(1, 2048, 64, 512, f32));
+    g.push_back(mla(2, 4096, 32, 512, f32));
     if (!quick) {
       g.push_back(mla(8, 2048, 16, 512, f32));
       g.push_back(mla(1, 16384, 32, 256, f32));
@@ -109,6 +120,11 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
       for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048}})
         if (2 * m * n * k <= (std::int64_t{1} << 31) + 1) g.push_back(gemm(m, n, k, f32));
     g.push_back(gemm(32, 3072, 1024, f32));  // Eigen's GEMM at its fewest rows: it packs B for 32
+    // The skinny kernel at 2 (one 2-row pass), 8 (two passes) and 12 rows (three), and streaming
+    // weights far beyond the cache (100 MB and 67 MB, a d_model-4096 block's QKV and O).
+    for (std::int64_t m : {2, 8, 12}) g.push_back(gemm(m, 3072, 1024, f32));
+    g.push_back(gemm(1, 6144, 4096, f32));
+    g.push_back(gemm(4, 4096, 4096, f32));
     g.push_back(gemm(2048, 512, 1024, f32));
     if (!quick)
       for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));

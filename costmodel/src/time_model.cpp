@@ -110,8 +110,11 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
   if (m.skinny_rate > 0 && f.skinny_elements > 0)
     compute = f.skinny_elements * row_passes(f.rows, static_cast<double>(kCpuRowBlock)) / m.skinny_rate;
   if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
-  if (m.load_rate > 0) compute += f.elements * row_passes(f.rows, m.row_block) / m.load_rate;
-  if (m.widen_rate > 0) compute += f.widened * row_passes(f.rows, m.row_block) / m.widen_rate;
+  // Register-blocked decode re-reads the K/V tile once per row block; beyond kCpuDecodeSmallRows
+  // rows the kernel packs it once for Eigen's GEMM.
+  const double passes = f.rows > static_cast<double>(kCpuDecodeSmallRows) ? 1.0 : row_passes(f.rows, m.row_block);
+  if (m.load_rate > 0) compute += f.elements * passes / m.load_rate;
+  if (m.widen_rate > 0) compute += f.widened * passes / m.widen_rate;
   double memory = 0.0;
   if (m.bw_bytes_per_s > 0) {
     // Hit fraction of a working set of B bytes re-read call after call: ~1 below the capacity,

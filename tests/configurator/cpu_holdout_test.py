@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrates this machine's CPU (the quick grid) with the repository's two held-out sets measured in
+"""Calibrates this machine's CPU (the quick grid) with the repository's three held-out sets measured in
 the same interleaved rounds, and checks the loop end to end: a measured profile with every op class,
 its provenance, the kernel-speed ratios, and the held-out prediction error.
 
@@ -19,11 +19,14 @@ from pathlib import Path
 mhacfg, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
 profile = work / "cpu.json"
-# Both held-out sets in the same rounds, each validated on its own: the first (19 shapes) and a second
-# of 20 other shapes (other head_dims, groups 3-8, odd KV-head counts, MLA batch 3, GEMM m 2-768, blocks).
-sets = [source / "tests/fixtures/cpu-holdout-shapes.jsonl", source / "tests/fixtures/cpu-holdout-shapes-2.jsonl"]
+# Three held-out sets in the same rounds, each validated on its own: the first (19 shapes); a second of
+# 20 other shapes (other head_dims, groups 3-8, odd KV-head counts, MLA batch 3, GEMM m 2-768, blocks);
+# a third of 18 in other regimes (decode of 2-4 query positions, windows, prefill against a longer
+# cache, MLA rank 384, GEMM m 3/48/200, a d_model-4096 decode block).
+sets = [source / f"tests/fixtures/cpu-holdout-shapes{suffix}.jsonl" for suffix in ("", "-2", "-3")]
 counts = [len(s.read_text().splitlines()) for s in sets]
-r = subprocess.run([mhacfg, "calibrate", "--device", "cpu", "--quick", "--holdout", str(sets[0]), "--holdout", str(sets[1]),
+holdout_args = [arg for s in sets for arg in ("--holdout", str(s))]
+r = subprocess.run([mhacfg, "calibrate", "--device", "cpu", "--quick", *holdout_args,
                     "--save-holdout", str(work / "holdout-measured.jsonl"), "--out", str(profile)],
                    capture_output=True, text=True)
 print(r.stdout)
@@ -47,14 +50,15 @@ check(p["provenance"]["seconds"] < 120, f"quick calibration took {p['provenance'
 m = p["measured"]
 check(m["prefill_fraction_of_gemm"] > 0 and m["decode_fraction_of_read_bw"] > 0,
       f"kernel speed ratios: prefill {m['prefill_fraction_of_gemm']:.2f} of GEMM, decode {m['decode_fraction_of_read_bw']:.2f} of read")
-check(len(p["validation"]) == 2, "one validation per held-out file")
+check(len(p["validation"]) == len(sets), "one validation per held-out file")
 for i, (v, n) in enumerate(zip(p["validation"], counts)):
     check(v["records"] == n and sets[i].name in v["what"] and v["median_ape"] <= 0.25 and v["p90_ape"] <= 0.60,
           f"held-out set {i + 1}: median {v['median_ape']:.1%}, p90 {v['p90_ape']:.1%} on {v['records']} records (guards: 25 %, 60 %)")
 # validate on each file's saved measurements reproduces the profile's own figure for it.
 measured = (work / "holdout-measured.jsonl").read_text().splitlines()
 check(len(measured) == sum(counts), "every held-out shape saved")
-for i, part in enumerate((measured[:counts[0]], measured[counts[0]:])):
+ends = [sum(counts[:i + 1]) for i in range(len(counts))]
+for i, part in enumerate(measured[end - n:end] for end, n in zip(ends, counts)):
     path = work / f"holdout-set{i + 1}.jsonl"
     path.write_text("\n".join(part) + "\n")
     out = subprocess.run([mhacfg, "validate", "--profile", str(profile), "--in", str(path), "--format", "json"],

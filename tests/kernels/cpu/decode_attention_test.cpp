@@ -71,7 +71,8 @@ const AttentionShape kCases[] = {
     shape(3, 4, 700, 4, 1, 256, true, 300), // window, q_len 4, batch 3
     shape(1, 4, 1500, 4, 4, 64, false),     // q_len 4 non-causal
     shape(1, 2, 3000, 4, 2, 64, true, 5),   // a tiny window: one chunk sees everything, others nothing
-    shape(1, 4, 1000, 32, 4, 96, true),     // 32 rows per group: the Eigen path
+    shape(1, 4, 1000, 32, 4, 96, true),     // 32 rows per group: the most the register blocks take
+    shape(1, 3, 900, 48, 4, 96, true),      // 36 rows per group: the Eigen path
     shape(1, 1, 300, 2, 1, 72, false),      // a head_dim that is not a multiple of 16
     shape(2, 3, 500, 6, 2, 100, true),      // 9 rows (blocks of 4, 4, 1) and a ragged head_dim
     shape(2, 1, 1337, 12, 3, 64, false),    // whole tiles swept in stride order, a ragged last tile

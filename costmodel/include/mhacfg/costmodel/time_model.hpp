@@ -59,6 +59,10 @@ struct OpFeatures {
 // packing it for a blocked GEMM.
 inline constexpr std::int64_t kCpuRowBlock = 4;
 inline constexpr std::int64_t kCpuSkinnyGemmRows = 16;
+// CPU decode runs up to kCpuDecodeSmallRows query rows per KV head (q_len x group) through those
+// blocks, each block re-reading the K/V tile from L1/L2; more rows go to Eigen's GEMM, which packs
+// the tile once (one pass).
+inline constexpr std::int64_t kCpuDecodeSmallRows = 32;
 // The CPU prefill kernel stacks kCpuPrefillTileRows / group positions of a GQA group's heads into
 // one query tile and multiplies it against every key up to the tile's last position: a causal mask
 // is applied to computed scores, so the triangle above the diagonal of each tile is work done.
