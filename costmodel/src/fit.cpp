@@ -23,6 +23,10 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     s.bw = false;
     // mhacfg's CPU kernel computes the masked triangle of each query tile (time_model.hpp).
     s.masked = warm_cache;
+    // ... and pays per key tile for the work that does not scale with its keys (packing the query
+    // tile for Eigen's GEMM, rescaling the running output): short, windowed and ragged key ranges
+    // pay it more often per FLOP.
+    s.tiles = warm_cache;
     return s;
   }
   // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
@@ -111,6 +115,7 @@ Layout layout(const FitSpec& s) {
   if (s.combine) l.fields.push_back(&OpModel::combine_excess);
   if (s.miss) l.fields.push_back(&OpModel::miss_slowdown);
   if (s.masked) l.fields.push_back(&OpModel::masked_weight);
+  if (s.tiles) l.fields.push_back(&OpModel::tile_rate);
   if (s.skinny) l.fields.push_back(&OpModel::skinny_rate);
   if (s.widen) l.fields.push_back(&OpModel::widen_rate);
   return l;
@@ -257,7 +262,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
   const Layout full = layout(spec);
   if (xs.size() < full.fields.size() + 2)
     spec.head_dim_scale = spec.causal_factor = spec.slots = spec.half_streams = spec.stream_exponent = spec.rows_half =
-        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.masked = spec.skinny = spec.widen = false;
+        spec.cache = spec.softmax = spec.load = spec.combine = spec.miss = spec.masked = spec.tiles = spec.skinny = spec.widen = false;
   const Layout l = layout(spec);
   OpModel base;
   base.bw_bytes_per_s = spec.bw ? bw : (ceilings.mem_bw_bytes_per_s > 0 ? ceilings.mem_bw_bytes_per_s : bw * 4);
@@ -303,6 +308,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.combine_excess = spec.combine ? 1.0 : 0;
           init.miss_slowdown = spec.miss ? 0.5 : 0;
           init.masked_weight = spec.masked ? 1.0 : 0;
+          init.tile_rate = spec.tiles ? peak * scale / 4 : 0;
           init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
           init.widen_rate = spec.widen ? peak * scale / 4 : 0;
           init.row_block = spec.row_block;

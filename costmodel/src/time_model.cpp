@@ -33,6 +33,21 @@ double cpu_prefill_pairs_computed(const AttentionShape& s) {
   return pairs;
 }
 
+double cpu_prefill_tile_rows(const AttentionShape& s) {
+  const std::int64_t group = s.num_q_heads / s.kv_heads();
+  const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+  double total = 0;
+  for (std::int64_t first = 0; first < s.q_len; first += block) {
+    const std::int64_t n = std::min(block, s.q_len - first);
+    const std::int64_t first_pos = s.kv_len - s.q_len + first, last_pos = first_pos + n - 1;
+    const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, first_pos - s.window + 1) : 0;
+    const std::int64_t end = s.causal ? last_pos + 1 : s.kv_len;
+    const std::int64_t tiles = (end - begin + kCpuPrefillKeyTile - 1) / kCpuPrefillKeyTile;
+    total += static_cast<double>(n * group * tiles);
+  }
+  return total;
+}
+
 OpFeatures op_features(const AttentionShape& s, DType dtype) {
   OpFeatures f;
   f.flop = static_cast<double>(attention_flops(s));
@@ -64,6 +79,7 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   if (!decode) {
     const double exact = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window));
     if (exact > 0) f.masked_flop = f.flop * std::max(0.0, cpu_prefill_pairs_computed(s) / exact - 1.0);
+    f.tile_elements = cpu_prefill_tile_rows(s) * static_cast<double>(s.batch * s.kv_heads() * (s.qk_dim() + s.v_dim()));
   }
   if (decode) {
     f.elements = static_cast<double>(attention_kv_elements(s));
@@ -110,6 +126,7 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
   if (m.skinny_rate > 0 && f.skinny_elements > 0)
     compute = f.skinny_elements * row_passes(f.rows, static_cast<double>(kCpuRowBlock)) / m.skinny_rate;
   if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
+  if (m.tile_rate > 0) compute += f.tile_elements / m.tile_rate;
   // Register-blocked decode re-reads the K/V tile once per row block; beyond kCpuDecodeSmallRows
   // rows the kernel packs it once for Eigen's GEMM.
   const double passes = f.rows > static_cast<double>(kCpuDecodeSmallRows) ? 1.0 : row_passes(f.rows, m.row_block);
@@ -163,6 +180,7 @@ nlohmann::json op_model_to_json(const OpModel& m) {
           {"miss_slowdown", m.miss_slowdown},
           {"row_block", m.row_block},
           {"masked_weight", m.masked_weight},
+          {"tile_rate", m.tile_rate},
           {"skinny_rate", m.skinny_rate},
           {"widen_rate", m.widen_rate},
           {"overlap", m.overlap}};
@@ -193,6 +211,7 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.miss_slowdown = get("miss_slowdown");
   m.row_block = get("row_block");
   m.masked_weight = get("masked_weight");
+  m.tile_rate = get("tile_rate");
   m.skinny_rate = get("skinny_rate");
   m.widen_rate = get("widen_rate");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");

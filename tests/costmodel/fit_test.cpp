@@ -125,7 +125,7 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
   CHECK(fit.model.slots == Approx(truth.slots).epsilon(0.10));
 }
 
-TEST_CASE("CPU prefill: the pairs its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
+TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
   // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of kCpuPrefillTileRows / group
   // positions, each against keys [begin(first position), last position + 1).
   auto walk = [](const AttentionShape& s) {
@@ -141,6 +141,20 @@ TEST_CASE("CPU prefill: the pairs its query tiles compute, masked ones included,
     }
     return pairs;
   };
+  // Rows x key tiles, walking the kernel's key loop: tiles of kCpuPrefillKeyTile keys end at the
+  // block's last visible key, the first one takes what is left.
+  auto tile_walk = [](const AttentionShape& s) {
+    const std::int64_t group = s.num_q_heads / s.num_kv_heads;
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    double rows_x_tiles = 0;
+    for (std::int64_t first = 0; first < s.q_len; first += block) {
+      const std::int64_t n = std::min(block, s.q_len - first);
+      const std::int64_t p0 = s.kv_len - s.q_len + first, p1 = p0 + n - 1;
+      const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, p0 - s.window + 1) : 0;
+      for (std::int64_t k1 = s.causal ? p1 + 1 : s.kv_len; k1 > begin; k1 -= kCpuPrefillKeyTile) rows_x_tiles += double(n * group);
+    }
+    return rows_x_tiles;
+  };
   for (auto [q, kv, nq, nkv, causal, window] :
        {std::tuple{768, 768, 8, 2, true, 0}, std::tuple{1000, 1000, 8, 8, true, 0}, std::tuple{300, 1200, 12, 4, true, 0},
         std::tuple{513, 513, 28, 4, true, 0}, std::tuple{2048, 2048, 32, 8, true, 256}, std::tuple{700, 900, 7, 1, true, 100},
@@ -148,6 +162,8 @@ TEST_CASE("CPU prefill: the pairs its query tiles compute, masked ones included,
     const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0};
     CAPTURE(q, kv, nq, nkv, causal, window);
     CHECK(cpu_prefill_pairs_computed(s) == walk(s));
+    CHECK(cpu_prefill_tile_rows(s) == tile_walk(s));
+    if (q > kDecodeMaxQueries) CHECK(op_features(s, DType::fp32).tile_elements == tile_walk(s) * nkv * (128 + 128));
     const double exact = double(attention_pairs(q, kv, causal, window));
     const OpFeatures f = op_features(s, DType::fp32);
     CHECK(f.masked_flop == Approx(f.flop * (walk(s) / exact - 1)).margin(1e-6 * f.flop));
@@ -161,16 +177,17 @@ TEST_CASE("CPU prefill: the pairs its query tiles compute, masked ones included,
   CHECK(g1.masked_flop == Approx(g4.masked_flop * 127.0 / 31.0));
 }
 
-TEST_CASE("the CPU prefill model recovers the masked work's weight and the causal factor", "[fit]") {
+TEST_CASE("the CPU prefill model recovers the masked work's weight, the per-tile rate and the causal factor", "[fit]") {
   OpModel truth;
   truth.t0_s = 40e-6;
   truth.peak_flop_per_s = 145e9;
   truth.softmax_rate = 1.1e9;
   truth.causal_factor = 0.08;
   truth.masked_weight = 1.8;
+  truth.tile_rate = 2e9;
   const SpecCeilings cpu = one_cpu_thread(145e9, 16e9);
   std::vector<MeasurementRecord> rs;
-  for (std::int64_t len : {256, 512, 1024})
+  for (std::int64_t len : {200, 256, 512, 1024})
     for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}})
       for (bool causal : {true, false}) {
         MeasurementRecord r;
@@ -183,6 +200,7 @@ TEST_CASE("the CPU prefill model recovers the masked work's weight and the causa
   const OpFit fit = fit_cpu_truth("attention/prefill", rs, truth, cpu);
   CHECK(fit.fit_p90_ape < 0.02);  // exact synthetic data from the model family
   CHECK(fit.model.masked_weight == Approx(truth.masked_weight).epsilon(0.15));
+  CHECK(fit.model.tile_rate == Approx(truth.tile_rate).epsilon(0.2));
   CHECK(fit.model.causal_factor == Approx(truth.causal_factor).epsilon(0.3));
   CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.05));
 }

@@ -32,6 +32,7 @@ namespace {
 constexpr std::int64_t kTargetRows = 128;
 static_assert(kTargetRows == kCpuPrefillTileRows, "the CPU cost model counts the masked work of these tiles");
 constexpr std::int64_t kKeyTile = 256;
+static_assert(kKeyTile == kCpuPrefillKeyTile, "the CPU cost model counts the key tiles of each query tile");
 
 struct Layout {
   std::int64_t group = 1;          // query heads per KV head

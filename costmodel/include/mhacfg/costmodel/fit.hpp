@@ -15,7 +15,7 @@ namespace mhacfg {
 struct FitSpec {
   bool t0 = true, peak = true, head_dim_scale = false, causal_factor = false, slots = false, bw = true, half_streams = true,
        stream_exponent = false, rows_half = false, cache = false, softmax = false, load = false, combine = false, miss = false,
-       masked = false, skinny = false, widen = false;
+       masked = false, tiles = false, skinny = false, widen = false;
   bool bw_ceiling = false;  // bw not fitted but the device's measured read bandwidth (warm-cache fits)
   double row_block = 0;  // fixed, not fitted: the kernel's register blocking of query rows (time_model.hpp)
   double combine_max = 0;  // the largest k - 1 a fit may take (0: no limit)

@@ -47,6 +47,8 @@ struct OpFeatures {
   double softmax = 0;    // exponentials: query-key pairs x heads (E)
   double elements = 0;   // decode: K/V elements loaded, once per key and KV head (L)
   double masked_flop = 0;  // prefill: FLOPs mhacfg's CPU kernel spends on masked pairs (F_mask)
+  double tile_elements = 0;  // prefill: (query tile, key tile) products of mhacfg's CPU kernel x the
+                             // tile's rows x (d + d_v): work per key tile whatever its width (T)
   double widened = 0;    // decode: K/V elements stored narrower than fp32 (bf16), widened on load (L_w)
   double skinny_elements = 0;  // GEMM with m <= kCpuSkinnyGemmRows: B elements (k x n) the CPU
                                // skinny kernel streams per pass of its row blocks (L_s); else 0
@@ -67,8 +69,11 @@ inline constexpr std::int64_t kCpuDecodeSmallRows = 32;
 // one query tile and multiplies it against every key up to the tile's last position: a causal mask
 // is applied to computed scores, so the triangle above the diagonal of each tile is work done.
 inline constexpr std::int64_t kCpuPrefillTileRows = 128;
+inline constexpr std::int64_t kCpuPrefillKeyTile = 256;  // keys per key tile, the first one of a block takes the rest
 // Query-key pairs per query head and sequence that the CPU prefill kernel computes (masked or not).
 double cpu_prefill_pairs_computed(const AttentionShape& s);
+// Sum over the CPU prefill kernel's query tiles (one sequence, one KV head) of rows x key tiles.
+double cpu_prefill_tile_rows(const AttentionShape& s);
 
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
@@ -96,6 +101,7 @@ struct OpModel {
   double combine_excess = 0;   // k - 1 (0: the sum of compute and memory)
   double miss_slowdown = 0;    // phi; 0: compute runs as fast on cache misses
   double masked_weight = 0;    // mu: masked pairs' FLOPs (F_mask) cost mu x a useful FLOP; 0: free
+  double tile_rate = 0;        // R_tile: tile elements (T) per second; 0: no term
   double widen_rate = 0;       // R_w: extra cost of widening a K/V element per pass; 0: none
   double skinny_rate = 0;      // R_s: B elements per second per row-block pass of the CPU skinny GEMM;
                                // when set, its compute time is L_s x passes(m) / R_s (not F / (P eta))
