@@ -7,9 +7,9 @@ The error bounds are guards against a broken model or harness, not the acceptanc
 shared 2-vCPU VMs this project runs on, other tenants slow every core in bursts, and a separate bench
 started right after minutes of calibrations once ran 8-25 % (once 10-76 %) slower than the
 calibrations' own rounds, so a 5 % median cannot be asserted reliably in CI on machines like these.
-Five quick calibrations of this version (2026-11-30, late) on the development VM: set 1 median
-2.3-4.3 %, p90 5.8-9.6 %; set 2 median 3.7-4.2 %, p90 11.7-16.3 % (its known misses are in the
-README). The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
+Four quick calibrations of this version (2026-11-30, late) on the development VM: set 1 median
+2.3-3.6 %, p90 5.7-6.6 %; set 2 median 2.9-4.3 %, p90 11.4-14.6 %; set 3 median 4.5-6.1 %, p90
+8.6-11.6 % (their misses are in the README). The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
 """
 import json
 import subprocess
