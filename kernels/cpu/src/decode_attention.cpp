@@ -19,7 +19,7 @@
 //     9-12 GB/s in address order and now at 17-18 like 4 KB rows; bf16 decodes 17-63 % faster (one
 //     thread, interleaved A/B of 35 shapes, none slower by more than 1.3 %). The read ceiling now
 //     reads 8 streams per thread (stream_read.cpp); against it the 1 GiB fp32 check reads at
-//     0.76-0.84 (one thread, seven calibrations).
+//     0.76-0.91 (one thread, 19 calibrations).
 // v4: up to 32 rows per KV head (was 16) run register-blocked (kSmallRows below).
 #include "mhacfg/kernels/cpu/decode_attention.hpp"
 
