@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -10,6 +11,13 @@
 #include "mhacfg/costmodel/fit.hpp"
 
 namespace mhacfg {
+
+namespace {
+// validate flags a uniform shift: a median signed error of at least 5 % with at least 80 % of the
+// records on its side.
+constexpr double kUniformShift = 0.05;
+constexpr double kUniformShare = 0.8;
+}  // namespace
 
 std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecord>& records,
                                               const std::vector<std::string>& backends,
@@ -64,22 +72,28 @@ std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vecto
 }
 
 std::vector<ClassError> validate_records(const Predictor& p, const std::vector<MeasurementRecord>& measured) {
-  std::map<std::string, std::vector<double>> ape;
+  std::map<std::string, std::vector<double>> ape, signed_error;
   std::map<std::string, std::int64_t> extrapolated;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const MeasurementRecord& r = measured[i];
     if (!r.time_ms) throw InputError("--in record " + std::to_string(i + 1), "(no time_ms)", "validate needs measured records");
     const Prediction pr = p.record(r);
-    const double e = std::fabs(pr.time_ms / *r.time_ms - 1.0);
+    const double e = pr.time_ms / *r.time_ms - 1.0;
     for (const std::string& cls : {r.op_class(), std::string("all")}) {
-      ape[cls].push_back(e);
+      ape[cls].push_back(std::fabs(e));
+      signed_error[cls].push_back(e);
       extrapolated[cls] += pr.extrapolated;
     }
   }
   std::vector<ClassError> out;
   for (const auto& [cls, v] : ape) {
     const ErrorStats s = error_stats(v);
-    out.push_back({cls, s.n, s.median_ape, s.p90_ape, s.max_ape, extrapolated[cls]});
+    std::vector<double> e = signed_error[cls];
+    std::sort(e.begin(), e.end());
+    const std::size_t n = e.size();
+    const double median = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+    const auto same = std::count_if(e.begin(), e.end(), [&](double x) { return median < 0 ? x < 0 : x > 0; });
+    out.push_back({cls, s.n, s.median_ape, s.p90_ape, s.max_ape, extrapolated[cls], median, double(same) / double(n)});
   }
   std::stable_partition(out.begin(), out.end(), [](const ClassError& e) { return e.op_class != "all"; });
   return out;
@@ -96,13 +110,23 @@ Report validation_report(const Profile& profile, const std::string& input, const
     t.rows.push_back({e.op_class, std::to_string(e.records), fmt_fixed(e.median_ape * 100, 1) + " %",
                       fmt_fixed(e.p90_ape * 100, 1) + " %", fmt_fixed(e.max_ape * 100, 1) + " %", std::to_string(e.extrapolated)});
     classes.push_back({{"op_class", e.op_class}, {"records", e.records}, {"median_ape", e.median_ape},
-                       {"p90_ape", e.p90_ape}, {"max_ape", e.max_ape}, {"extrapolated", e.extrapolated}});
+                       {"p90_ape", e.p90_ape}, {"max_ape", e.max_ape}, {"extrapolated", e.extrapolated},
+                       {"median_error", e.median_error}});
   }
   r.tables.push_back(t);
   r.csv = t;
   r.json = {{"schema_version", "1.0"}, {"command", "validate"}, {"profile", profile.name}, {"input", input},
             {"classes", classes}};
   r.notes.push_back("APE: |predicted / measured - 1|. Classes the profile has no fit for use the uncalibrated roofline.");
+  // One shift across (nearly) every record is more often the machine than the model: on shared
+  // machines a bench run minutes after the calibration ran 8-25 % slower on every shape.
+  for (const auto& e : errors)
+    if (e.op_class == "all" && e.records >= 5 && std::fabs(e.median_error) >= kUniformShift && e.same_sign >= kUniformShare)
+      r.notes.push_back("Predictions are " + std::string(e.median_error < 0 ? "fast" : "slow") + " on " +
+                        fmt_fixed(e.same_sign * 100, 0) + " % of the records (median " + fmt_fixed(e.median_error * 100, 1) +
+                        " %): a shift this uniform usually means the machine ran " +
+                        (e.median_error < 0 ? "slower" : "faster") + " than when the profile was measured; re-measure after a minute idle, "
+                        "or measure held-out shapes in the calibration's own rounds (calibrate --holdout).");
   return r;
 }
 

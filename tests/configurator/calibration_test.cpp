@@ -117,6 +117,21 @@ TEST_CASE("validate reports per-class and overall errors; a perfect profile scor
   REQUIRE(v.code == 0);
   const auto doc = nlohmann::json::parse(v.out);
   for (const auto& c : doc["classes"]) CHECK(c["median_ape"].get<double>() < 1e-9);
+  CHECK_THAT(run({"validate", "--profile", prof, "--in", path("self.jsonl")}).out, !Catch::Contains("shift this uniform"));
+  // The same records measured 15 % slower (a machine slower than at calibration): every prediction is
+  // 13 % fast, and validate says the shift is uniform.
+  std::string slower;
+  std::istringstream ms(run({"predict", "--profile", prof, "--in", fixture("h200-torch.train.jsonl")}).out);
+  for (std::string l; std::getline(ms, l);) {
+    auto j = nlohmann::json::parse(l);
+    j["time_ms"] = j["predicted_ms"].get<double>() * 1.15;
+    slower += j.dump() + "\n";
+  }
+  const CliResult sv = run({"validate", "--profile", prof, "--in", write("slower.jsonl", slower), "--format", "json"});
+  REQUIRE(sv.code == 0);
+  CHECK(nlohmann::json::parse(sv.out)["classes"].back()["median_error"].get<double>() == Approx(1 / 1.15 - 1));
+  CHECK_THAT(run({"validate", "--profile", prof, "--in", path("slower.jsonl")}).out,
+             Catch::Contains("Predictions are fast on 100 % of the records (median -13.0 %)"));
   const CliResult real = run({"validate", "--profile", prof, "--in", fixture("h200-torch.train.jsonl"),
                               "--attention-backend", "cudnn", "--format", "json"});
   const auto rd = nlohmann::json::parse(real.out);

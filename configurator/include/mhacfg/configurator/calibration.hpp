@@ -34,6 +34,8 @@ struct ClassError {
   double p90_ape = 0;
   double max_ape = 0;
   std::int64_t extrapolated = 0;
+  double median_error = 0;  // signed: median of predicted / measured - 1 (< 0: predictions fast)
+  double same_sign = 0;     // fraction of records whose error has the sign of median_error
 };
 
 // Absolute percentage error of the profile's predictions per op class and overall ("all").
