@@ -10,41 +10,47 @@ namespace mhacfg {
 
 std::int64_t attention_tile_rows(std::int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
 
-double cpu_prefill_pairs_computed(const AttentionShape& s) {
-  const double q = static_cast<double>(s.q_len), kv = static_cast<double>(s.kv_len);
-  if (!s.causal) return q * kv;
-  const std::int64_t group = s.num_q_heads / s.kv_heads();
-  const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
-  const std::int64_t offset = s.kv_len - s.q_len;  // queries are the last q_len positions
-  const std::int64_t full = s.q_len / block, rest = s.q_len % block;
-  const double P = static_cast<double>(block), nb = static_cast<double>(full), off = static_cast<double>(offset);
-  if (s.window <= 0) {
-    // Block j's positions see keys [0, off + (j + 1) P); a partial last block sees all kv_len.
-    return P * (nb * off + P * nb * (nb + 1) / 2) + static_cast<double>(rest) * kv;
-  }
-  // A window: keys [max(0, first - W + 1), last + 1) per block.
-  double pairs = 0;
-  for (std::int64_t first = 0; first < s.q_len; first += block) {
-    const std::int64_t n = std::min(block, s.q_len - first);
-    const std::int64_t last_pos = offset + first + n - 1;
-    const std::int64_t begin = std::max<std::int64_t>(0, offset + first - s.window + 1);
-    pairs += static_cast<double>(n) * static_cast<double>(last_pos + 1 - begin);
-  }
-  return pairs;
-}
+namespace {
 
-double cpu_prefill_tile_rows(const AttentionShape& s) {
+// Calls visit(rows, begin, end) for each query tile of the CPU prefill kernel over one sequence and
+// one KV head: `rows` = positions x group, all of them against keys [begin, end).
+template <class Visit>
+void for_each_cpu_prefill_tile(const AttentionShape& s, Visit&& visit) {
   const std::int64_t group = s.num_q_heads / s.kv_heads();
   const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
-  double total = 0;
   for (std::int64_t first = 0; first < s.q_len; first += block) {
     const std::int64_t n = std::min(block, s.q_len - first);
     const std::int64_t first_pos = s.kv_len - s.q_len + first, last_pos = first_pos + n - 1;
     const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, first_pos - s.window + 1) : 0;
-    const std::int64_t end = s.causal ? last_pos + 1 : s.kv_len;
-    const std::int64_t tiles = (end - begin + kCpuPrefillKeyTile - 1) / kCpuPrefillKeyTile;
-    total += static_cast<double>(n * group * tiles);
+    visit(n * group, begin, s.causal ? last_pos + 1 : s.kv_len);
   }
+}
+
+}  // namespace
+
+double cpu_prefill_pairs_computed(const AttentionShape& s) {
+  const double q = static_cast<double>(s.q_len), kv = static_cast<double>(s.kv_len);
+  if (!s.causal) return q * kv;
+  const std::int64_t group = s.num_q_heads / s.kv_heads();
+  if (s.window <= 0) {
+    // Block j's positions see keys [0, off + (j + 1) P); a partial last block sees all kv_len.
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    const double P = static_cast<double>(block), nb = static_cast<double>(s.q_len / block);
+    const double off = static_cast<double>(s.kv_len - s.q_len);  // queries are the last q_len positions
+    return P * (nb * off + P * nb * (nb + 1) / 2) + static_cast<double>(s.q_len % block) * kv;
+  }
+  double pairs = 0;  // a window: keys [max(0, first - W + 1), last + 1) per block
+  for_each_cpu_prefill_tile(s, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
+    pairs += static_cast<double>(rows / group) * static_cast<double>(end - begin);
+  });
+  return pairs;
+}
+
+double cpu_prefill_tile_rows(const AttentionShape& s) {
+  double total = 0;
+  for_each_cpu_prefill_tile(s, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
+    total += static_cast<double>(rows * ((end - begin + kCpuPrefillKeyTile - 1) / kCpuPrefillKeyTile));
+  });
   return total;
 }
 

@@ -127,33 +127,25 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
 
 TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
   // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of kCpuPrefillTileRows / group
-  // positions, each against keys [begin(first position), last position + 1).
+  // positions, each against keys [begin(first position), last position + 1). The walk counts pairs
+  // per query head, and rows x key tiles as the kernel's key loop makes them: tiles of
+  // kCpuPrefillKeyTile keys end at the block's last visible key, the first one takes what is left.
+  struct Walked {
+    double pairs = 0, rows_x_tiles = 0;
+  };
   auto walk = [](const AttentionShape& s) {
     const std::int64_t group = s.num_q_heads / s.num_kv_heads;
     const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
-    double pairs = 0;
+    Walked w;
     for (std::int64_t first = 0; first < s.q_len; first += block) {
       const std::int64_t n = std::min(block, s.q_len - first);
       const std::int64_t p0 = s.kv_len - s.q_len + first, p1 = p0 + n - 1;
       const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, p0 - s.window + 1) : 0;
       const std::int64_t end = s.causal ? p1 + 1 : s.kv_len;
-      pairs += double(n) * double(end - begin);
+      w.pairs += double(n) * double(end - begin);
+      for (std::int64_t k1 = end; k1 > begin; k1 -= kCpuPrefillKeyTile) w.rows_x_tiles += double(n * group);
     }
-    return pairs;
-  };
-  // Rows x key tiles, walking the kernel's key loop: tiles of kCpuPrefillKeyTile keys end at the
-  // block's last visible key, the first one takes what is left.
-  auto tile_walk = [](const AttentionShape& s) {
-    const std::int64_t group = s.num_q_heads / s.num_kv_heads;
-    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
-    double rows_x_tiles = 0;
-    for (std::int64_t first = 0; first < s.q_len; first += block) {
-      const std::int64_t n = std::min(block, s.q_len - first);
-      const std::int64_t p0 = s.kv_len - s.q_len + first, p1 = p0 + n - 1;
-      const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, p0 - s.window + 1) : 0;
-      for (std::int64_t k1 = s.causal ? p1 + 1 : s.kv_len; k1 > begin; k1 -= kCpuPrefillKeyTile) rows_x_tiles += double(n * group);
-    }
-    return rows_x_tiles;
+    return w;
   };
   for (auto [q, kv, nq, nkv, causal, window] :
        {std::tuple{768, 768, 8, 2, true, 0}, std::tuple{1000, 1000, 8, 8, true, 0}, std::tuple{300, 1200, 12, 4, true, 0},
@@ -161,12 +153,13 @@ TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked 
         std::tuple{384, 384, 8, 8, false, 0}, std::tuple{5, 5, 256, 1, true, 0}}) {
     const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0};
     CAPTURE(q, kv, nq, nkv, causal, window);
-    CHECK(cpu_prefill_pairs_computed(s) == walk(s));
-    CHECK(cpu_prefill_tile_rows(s) == tile_walk(s));
-    if (q > kDecodeMaxQueries) CHECK(op_features(s, DType::fp32).tile_elements == tile_walk(s) * nkv * (128 + 128));
+    const Walked w = walk(s);
+    CHECK(cpu_prefill_pairs_computed(s) == w.pairs);
+    CHECK(cpu_prefill_tile_rows(s) == w.rows_x_tiles);
+    if (q > kDecodeMaxQueries) CHECK(op_features(s, DType::fp32).tile_elements == w.rows_x_tiles * nkv * (128 + 128));
     const double exact = double(attention_pairs(q, kv, causal, window));
     const OpFeatures f = op_features(s, DType::fp32);
-    CHECK(f.masked_flop == Approx(f.flop * (walk(s) / exact - 1)).margin(1e-6 * f.flop));
+    CHECK(f.masked_flop == Approx(f.flop * (w.pairs / exact - 1)).margin(1e-6 * f.flop));
     if (!causal) CHECK(f.masked_flop == 0);
   }
   // Group 1 tiles 128 positions (8 tiles of 128 x 127 / 2 masked pairs per head), group 4 tiles 32
