@@ -18,8 +18,8 @@
 // would need more than all of it); on the tensor cores even G = 1 padded to 16 rows costs a small
 // fraction of the SM. One kernel then serves MHA, GQA and MQA.
 //
-// Resources (ptxas, sm_90a, nvcc 13.0.88): 104/156/242 registers for head_dim 64/128/256 with one
-// m-tile, 177-181 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
+// Resources (ptxas, sm_90a, nvcc 13.0.88): 100/161/254 registers for head_dim 64/128/256 with one
+// m-tile, 120-181 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
 // m-tile), so 3/2/1 blocks per SM.
 //
 // Measured on the H200 (2026-11-30, L2 flushed, median of 3 allocations x 20 calls; NOTES.md):
@@ -93,13 +93,19 @@ __device__ inline GridWarps grid_warps() {
 }
 
 // The split merge inside the decode grid (a.fused): after every block has written its partial O and
-// log-sum-exp, one warp per (row, 4 output dims) merges that row's splits: lanes take every 32nd
-// split, 2^(lse - max) weights, shuffles reduce the max, the weight sum and the weighted partials.
+// log-sum-exp, one warp per (row, 4 output dims) merges that row's splits, lanes over the splits.
 // Replaces the combine kernel when asked (Params::fused_merge) and the grid fits on the device at once
 // (one wave). On the H200 the second kernel cost about as long as the split kernel for MQA at batch 1
-// (~8-9 us of ~20); merged here MQA took 17.8 us. With few splits (batch 8, 4 splits) this mapping
-// idles most lanes and lost to the combine kernel: merge_splits_by_row (lanes over the output dims)
-// takes such grids.
+// (~8-9 us of ~20); merged here MQA took 17.8 us (run 10). That version read a lane's splits one at a
+// time, the partial after the weight it depended on: two L2 round trips per split, eight for MQA's 128
+// splits, on the path between the grid barrier and the kernel's end. Now a lane issues the loads of
+// kMergeBatch splits (their lse and partials, which do not depend on each other) before it uses any,
+// and folds them into a running (max, sum, O) rescaled per round like the online softmax: one round
+// trip per 256 splits. Not measured yet (written in a session without a device).
+// With few splits (batch 8, 4 splits) this mapping idles most lanes and lost to the combine kernel:
+// merge_splits_by_row (lanes over the output dims) takes such grids.
+constexpr int kMergeBatch = 8;  // splits a lane loads before it uses any
+
 template <int D>
 __device__ void merge_splits(const Args& a) {
   constexpr int kChunks = D / 4;  // float4 chunks of a row
@@ -112,25 +118,53 @@ __device__ void merge_splits(const Args& a) {
     const std::int64_t row = u / kChunks;
     const int c = static_cast<int>(u % kChunks);
     const float* l = a.lse + row * S;
-    float mx = -INFINITY;
-    for (int s = lane; s < S; s += 32) mx = fmaxf(mx, l[s]);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-    float sum = 0.f;
+    const float* part = a.o_part + row * S * D + c * 4;
+    float mx = -INFINITY, sum = 0.f;  // this lane's splits so far
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (mx != -INFINITY) {
-      const float* part = a.o_part + row * S * D + c * 4;
-      for (int s = lane; s < S; s += 32) {
-        const float w = exp2f(l[s] - mx);  // an empty split: lse -inf, weight 0, partial never read
-        if (w == 0.f) continue;
-        const float4 v = *reinterpret_cast<const float4*>(part + static_cast<std::int64_t>(s) * D);
-        sum += w;
-        acc.x += w * v.x;
-        acc.y += w * v.y;
-        acc.z += w * v.z;
-        acc.w += w * v.w;
+    for (int s0 = 0; s0 < S; s0 += 32 * kMergeBatch) {
+      float ls[kMergeBatch];
+      float4 p[kMergeBatch];
+#pragma unroll
+      for (int j = 0; j < kMergeBatch; ++j) {
+        const int s = s0 + lane + 32 * j;
+        const int sc = s < S ? s : S - 1;  // in bounds; a split past the end weighs 0 below
+        ls[j] = l[sc];
+        p[j] = *reinterpret_cast<const float4*>(part + static_cast<std::int64_t>(sc) * D);
+        if (s >= S) ls[j] = -INFINITY;
       }
+      float m_new = mx;
+#pragma unroll
+      for (int j = 0; j < kMergeBatch; ++j) m_new = fmaxf(m_new, ls[j]);
+      if (m_new == -INFINITY) continue;  // only empty splits so far
+      const float alpha = exp2f(mx - m_new);  // 0 while mx is -inf (sum and acc are 0 then)
+      sum *= alpha;
+      acc.x *= alpha;
+      acc.y *= alpha;
+      acc.z *= alpha;
+      acc.w *= alpha;
+#pragma unroll
+      for (int j = 0; j < kMergeBatch; ++j) {
+        const float w = exp2f(ls[j] - m_new);
+        if (w > 0.f) {  // an empty split's partial was never written (it may hold NaN): never multiply it
+          sum += w;
+          acc.x += w * p[j].x;
+          acc.y += w * p[j].y;
+          acc.z += w * p[j].z;
+          acc.w += w * p[j].w;
+        }
+      }
+      mx = m_new;
     }
+    // The lanes' running merges into one: rescale each to the warp's max, then sum.
+    float wmx = mx;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) wmx = fmaxf(wmx, __shfl_xor_sync(0xffffffffu, wmx, o));
+    const float f = mx == -INFINITY ? 0.f : exp2f(mx - wmx);
+    sum *= f;
+    acc.x *= f;
+    acc.y *= f;
+    acc.z *= f;
+    acc.w *= f;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
       sum += __shfl_xor_sync(0xffffffffu, sum, o);
@@ -149,10 +183,10 @@ __device__ void merge_splits(const Args& a) {
 }
 
 // The same merge for few splits (num_splits <= kRowMergeMaxSplits): one warp per row, lanes over the
-// row's float4 chunks of output dims, every lane walking all the splits (their weights from the lse
-// it reads itself, no shuffles). With 4 splits the mapping above keeps 4 of a warp's 32 lanes busy;
-// on the H200 (run 10) it made the fused merge lose to the combine kernel at batch 8 (4.09 against
-// 4.18 TB/s). This mapping is not measured yet (no device in the session that wrote it).
+// row's float4 chunks of output dims, every lane reading all the splits' lse and its chunks of their
+// partials in one round of loads (no shuffles). With 4 splits the mapping above keeps 4 of a warp's 32
+// lanes busy; on the H200 (run 10) it made the fused merge lose to the combine kernel at batch 8 (4.09
+// against 4.18 TB/s). This mapping is not measured yet (no device in the sessions that wrote it).
 constexpr int kRowMergeMaxSplits = 8;
 
 template <int D>
@@ -166,27 +200,39 @@ __device__ void merge_splits_by_row(const Args& a) {
   const int S = a.num_splits;
   for (std::int64_t row = first; row < rows; row += nwarps) {
     const float* l = a.lse + row * S;
+    const float* part = a.o_part + row * S * D;
+    float ls[kRowMergeMaxSplits];
+    float4 p[kRowMergeMaxSplits][kPerLane];
+#pragma unroll
+    for (int s = 0; s < kRowMergeMaxSplits; ++s) {
+      const int sc = s < S ? s : S - 1;  // in bounds; a split past the end weighs 0 below
+      ls[s] = s < S ? l[sc] : -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kPerLane; ++j) {
+        const int c = min(lane + 32 * j, kChunks - 1);  // lanes past the row re-read its last chunk
+        p[s][j] = *reinterpret_cast<const float4*>(part + static_cast<std::int64_t>(sc) * D + c * 4);
+      }
+    }
     float mx = -INFINITY;
-    for (int s = 0; s < S; ++s) mx = fmaxf(mx, l[s]);
+#pragma unroll
+    for (int s = 0; s < kRowMergeMaxSplits; ++s) mx = fmaxf(mx, ls[s]);
     float sum = 0.f;
     float4 acc[kPerLane];
 #pragma unroll
     for (int j = 0; j < kPerLane; ++j) acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
     if (mx != -INFINITY) {
-      for (int s = 0; s < S; ++s) {
-        const float w = exp2f(l[s] - mx);  // an empty split: lse -inf, weight 0, partial never read
-        if (w == 0.f) continue;
-        sum += w;
-        const float* part = a.o_part + (row * S + s) * D;
 #pragma unroll
-        for (int j = 0; j < kPerLane; ++j) {
-          const int c = lane + 32 * j;
-          if (c >= kChunks) continue;
-          const float4 v = *reinterpret_cast<const float4*>(part + c * 4);
-          acc[j].x += w * v.x;
-          acc[j].y += w * v.y;
-          acc[j].z += w * v.z;
-          acc[j].w += w * v.w;
+      for (int s = 0; s < kRowMergeMaxSplits; ++s) {
+        const float w = exp2f(ls[s] - mx);
+        if (w > 0.f) {  // an empty split's partial was never written (it may hold NaN): never multiply it
+          sum += w;
+#pragma unroll
+          for (int j = 0; j < kPerLane; ++j) {
+            acc[j].x += w * p[s][j].x;
+            acc[j].y += w * p[s][j].y;
+            acc[j].z += w * p[s][j].z;
+            acc[j].w += w * p[s][j].w;
+          }
         }
       }
     }

@@ -160,6 +160,15 @@ std::vector<Case> cases(bool sweeps) {
     k.fused_merge = true;
     sweep(name + " [merged in the grid]", r, B, k);
   }
+  // MQA's split count with the merge in the grid (the planner models the combine kernel's rounds): 256
+  // splits fit one wave at 2 blocks per SM on 132 SMs.
+  for (int s : {64, 256}) {
+    cu::detail::Knobs k;
+    k.fused_merge = true;
+    k.num_splits = s;
+    sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
+          attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
+  }
   return v;
 }
 

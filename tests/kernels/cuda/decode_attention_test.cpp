@@ -25,6 +25,7 @@ struct DecodeCase {
   int q_pad = 0, kv_pad = 0, o_pad = 0;  // extra elements per row (strided layouts)
   float q_range = 2.f;             // q in [-q_range, q_range): sharper softmax than [-1, 1)
   bool fused_merge = false;        // true: splits merged inside the split kernel where the grid fits
+  bool expect_fused = false;       // the plan must merge in the grid (the device allows cooperative launches)
 };
 
 void check_decode(const DecodeCase& c, std::uint64_t seed) {
@@ -63,6 +64,11 @@ void check_decode(const DecodeCase& c, std::uint64_t seed) {
   p.o_batch_stride = o_row;
   p.num_splits = c.num_splits;
   const decode::Plan plan = decode::plan(p);
+  const auto& dev = kernels::cuda::device_info(kernels::cuda::current_device());
+  if (c.expect_fused && dev.cooperative_launch && dev.sm_count >= 100) {  // 100 SMs x 3 blocks hold 300 splits
+    INFO("splits " << plan.num_splits << " x " << plan.tokens_per_split);
+    REQUIRE(plan.fused);
+  }
   kernels::cuda::DeviceBuffer ws(plan.workspace_bytes);
   if (plan.workspace_bytes > 0) {
     kernels::cuda::fill_bytes(ws.get(), kernels::cuda::kPoisonByte, plan.workspace_bytes, nullptr);
@@ -151,8 +157,10 @@ TEST_CASE("decode attention merges splits in the grid or in the combine kernel a
   struct Shape {
     int batch, q, kv, d, len, splits;
   };
+  // The last shape merges 300 splits in the grid (one wave at 3 blocks per SM on 132 SMs): more than
+  // one round of a lane's batched loads (256 splits), and a partial last round.
   const Shape shapes[] = {{1, 32, 1, 128, 4000, 0}, {1, 32, 8, 128, 3000, 0}, {2, 16, 16, 64, 2500, 7},
-                          {64, 32, 8, 128, 1100, 16}, {1, 32, 1, 128, 4096, 128}};
+                          {64, 32, 8, 128, 1100, 16}, {1, 32, 1, 128, 4096, 128}, {1, 16, 1, 64, 19200, 300}};
   std::uint64_t seed = 300;
   for (const Shape& sh : shapes)
     for (bool fused : {true, false}) {
@@ -164,6 +172,7 @@ TEST_CASE("decode attention merges splits in the grid or in the combine kernel a
       c.kv_len = sh.len;
       c.num_splits = sh.splits;
       c.fused_merge = fused;
+      c.expect_fused = fused && sh.splits == 300;
       check_decode(c, ++seed);
     }
 }
