@@ -24,7 +24,7 @@ ModelSpec custom_base(const ModelFlags& f) {
   m.family = "custom";
   m.d_model = *f.d_model;
   m.vocab_size = CustomDefaults::vocab_size;
-  m.layers.assign(static_cast<std::size_t>(*f.layers), LayerSpec{});
+  m.layers.assign(static_cast<std::size_t>(checked_layer_count(*f.layers, "--layers")), LayerSpec{});
   m.attention.num_q_heads = m.attention.num_kv_heads = *f.heads;
   m.ffn.kind = FfnKind::gated;
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};
@@ -116,7 +116,9 @@ ModelSpec resolve_model(const ModelFlags& f) {
                   f.sliding_window || f.tie_embeddings))
     m.name += " (modified)";
   if (f.d_model) m.d_model = *f.d_model;
-  if (f.layers) m.layers.resize(static_cast<std::size_t>(*f.layers), m.layers.empty() ? LayerSpec{} : m.layers.back());
+  if (f.layers)
+    m.layers.resize(static_cast<std::size_t>(checked_layer_count(*f.layers, "--layers")),
+                    m.layers.empty() ? LayerSpec{} : m.layers.back());
   apply_attention_flags(f, m, custom);
   if (f.ffn) m.ffn.kind = parse_ffn_kind(*f.ffn, "--ffn");
   if (f.ffn_dim) m.ffn.ffn_dim = *f.ffn_dim;

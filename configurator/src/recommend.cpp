@@ -58,7 +58,7 @@ Shape derive_shape(const RecommendOptions& o) {
   if (o.d_model) {
     if (*o.d_model % 64 != 0) throw InputError("--d-model", std::to_string(*o.d_model), "must be a multiple of 64");
     s.d_model = *o.d_model;
-    s.layers = *o.layers;
+    s.layers = checked_layer_count(*o.layers, "--layers");
     const ModelSpec b = baseline(s.d_model, s.layers, o.vocab);
     s.budget = o.params ? *o.params : count_params(b).total;
     s.rule = "d_model " + std::to_string(s.d_model) + " and " + std::to_string(s.layers) + " layers as given; " +

@@ -156,7 +156,8 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
     const MlaSpec& l = a.mla;
     if (l.q_lora_rank > 0) p = add(p, l.q_lora_rank * (a.q_bias ? 2 : 1), kParams);  // q_a_layernorm (+ q_a bias)
     p = add(p, l.kv_lora_rank + (a.k_bias ? l.kv_lora_rank + l.rope_head_dim : 0), kParams);  // kv_a_layernorm (+ bias)
-    if (a.q_bias && l.q_lora_rank == 0) p = add(p, a.num_q_heads * a.head_dim, kParams);
+    // Without query compression q_proj has no bias (DeepSeek's modelling: bias=False whatever
+    // attention_bias says), so q_bias adds nothing there.
   } else {
     if (a.q_bias) p = add(p, a.num_q_heads * a.head_dim, kParams);
     if (a.k_bias) p = add(p, a.num_kv_heads * a.head_dim, kParams);

@@ -18,7 +18,10 @@ using Parser = std::function<void(const JsonFields&, ModelSpec&)>;
 
 std::string int_text(std::int64_t v) { return std::to_string(v); }
 
-// Layers whose pattern is given as "layer_types" (newer transformers), if present.
+// Layers whose pattern is given as "layer_types" (newer transformers), if present. Only the families
+// whose Config classes read it call this (Qwen2/Qwen3, Gemma2); Mistral's, Mixtral's and Phi-3's ignore
+// the key and window every layer. A sliding layer without a window (sliding_window null, or Qwen's
+// use_sliding_window false) attends to everything, as in transformers.
 bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
   if (!f.has("layer_types")) return false;
   const auto& types = f.at("layer_types");
@@ -30,9 +33,7 @@ bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
     if (t == "full_attention") {
       m.layers[i].window = 0;
     } else if (t == "sliding_attention") {
-      if (window <= 0)
-        throw InputError(f.name("layer_types"), json_value_text(t), "sliding layer but no sliding_window is set");
-      m.layers[i].window = window;
+      m.layers[i].window = std::max<std::int64_t>(window, 0);  // no window set: full attention, as in transformers
     } else {
       throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(t),
                        "unknown layer type (expected full_attention or sliding_attention)");
@@ -41,16 +42,30 @@ bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
   return true;
 }
 
+// num_hidden_layers (or the family's key) within kMaxLayers, before a LayerSpec per layer exists.
+std::int64_t layer_count(const JsonFields& f, const char* key) {
+  return checked_layer_count(f.require_int(key), f.name(key));
+}
+
+// The family defaults that differ between Config classes.
+struct FamilyDefaults {
+  std::int64_t head_dim = 0;  // 0: hidden_size / num_attention_heads
+  bool tie = false;           // tie_word_embeddings
+  std::int64_t kv_heads = 0;  // num_key_value_heads when the key is missing; 0: num_attention_heads
+};
+
 // The common decoder layout: hidden_size, num_hidden_layers, num_attention_heads,
-// num_key_value_heads (default: MHA), head_dim (default hidden_size / heads), intermediate_size,
+// num_key_value_heads (missing: the class default, e.g. MistralConfig's 8; null: MHA, as every class's
+// "backward compatibility" branch does), head_dim (default hidden_size / heads), intermediate_size,
 // RMSNorm twice per layer and a final norm, gated FFN.
-void parse_llama_like(const JsonFields& f, ModelSpec& m, std::int64_t default_head_dim, bool default_tie) {
+void parse_llama_like(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
   m.d_model = f.require_int("hidden_size");
-  const std::int64_t layers = f.require_int("num_hidden_layers");
-  m.layers.assign(static_cast<std::size_t>(layers), LayerSpec{});
+  m.layers.assign(static_cast<std::size_t>(layer_count(f, "num_hidden_layers")), LayerSpec{});
   AttentionSpec& a = m.attention;
   a.num_q_heads = f.require_int("num_attention_heads");
-  a.num_kv_heads = f.optional_int("num_key_value_heads").value_or(a.num_q_heads);
+  const bool kv_missing = !f.present("num_key_value_heads");
+  a.num_kv_heads = f.optional_int("num_key_value_heads").value_or(kv_missing && d.kv_heads > 0 ? d.kv_heads : a.num_q_heads);
+  std::int64_t default_head_dim = d.head_dim;
   if (default_head_dim == 0) {
     if (m.d_model % a.num_q_heads != 0)
       throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads),
@@ -60,7 +75,7 @@ void parse_llama_like(const JsonFields& f, ModelSpec& m, std::int64_t default_he
   a.head_dim = f.optional_int("head_dim").value_or(default_head_dim);
   a.v_head_dim = a.head_dim;
   m.vocab_size = f.require_int("vocab_size");
-  m.tie_embeddings = f.optional_bool("tie_word_embeddings", default_tie);
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", d.tie);
   m.ffn.kind = FfnKind::gated;
   m.ffn.ffn_dim = f.require_int("intermediate_size");
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};
@@ -71,7 +86,7 @@ void set_variant_from_heads(ModelSpec& m) {
 }
 
 void parse_llama(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 0, false);
+  parse_llama_like(f, m, {});
   const bool bias = f.optional_bool("attention_bias", false);  // q, k, v and o
   m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
   m.ffn.bias = f.optional_bool("mlp_bias", false);
@@ -88,17 +103,13 @@ void set_all_windows(ModelSpec& m, std::int64_t window) {
 }
 
 void parse_mistral(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 0, false);
-  const std::int64_t window = window_key(f, "sliding_window", 4096);  // MistralConfig default
-  set_all_windows(m, window);
-  apply_layer_types(f, m, window);
+  parse_llama_like(f, m, {0, false, 8});  // MistralConfig: 8 KV heads
+  set_all_windows(m, window_key(f, "sliding_window", 4096));  // MistralConfig default; layer_types ignored
 }
 
 void parse_mixtral(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 0, false);
-  const std::int64_t window = window_key(f, "sliding_window", 0);
-  set_all_windows(m, window);
-  apply_layer_types(f, m, window);
+  parse_llama_like(f, m, {0, false, 8});  // MixtralConfig: 8 KV heads
+  set_all_windows(m, window_key(f, "sliding_window", 0));
   // Every layer is sparse: num_local_experts FFNs of intermediate_size, top num_experts_per_tok.
   m.moe.num_routed_experts = f.optional_int("num_local_experts").value_or(8);
   m.moe.top_k = f.optional_int("num_experts_per_tok").value_or(2);
@@ -118,28 +129,30 @@ void qwen_windows(const JsonFields& f, ModelSpec& m) {
 }
 
 void parse_qwen2(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 0, false);
+  parse_llama_like(f, m, {0, false, 32});  // Qwen2Config: 32 KV heads
   // Qwen2 always has q/k/v biases and no output bias (not configurable).
   m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = true;
   qwen_windows(f, m);
 }
 
 void parse_qwen3(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 128, false);  // Qwen3Config.head_dim defaults to 128
+  parse_llama_like(f, m, {128, false, 32});  // Qwen3Config: head_dim 128, 32 KV heads
   const bool bias = f.optional_bool("attention_bias", false);
   m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
   m.attention.qk_norm = true;  // q_norm and k_norm: RMSNorm over head_dim
   qwen_windows(f, m);
 }
 
-void parse_gemma(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 256, true);  // GemmaConfig: head_dim 256, tied embeddings
+void gemma_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_kv_heads) {
+  parse_llama_like(f, m, {256, true, default_kv_heads});  // head_dim 256, tied embeddings
   const bool bias = f.optional_bool("attention_bias", false);
   m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
 }
 
+void parse_gemma(const JsonFields& f, ModelSpec& m) { gemma_attention(f, m, 16); }  // GemmaConfig: 16 KV heads
+
 void parse_gemma2(const JsonFields& f, ModelSpec& m) {
-  parse_gemma(f, m);
+  gemma_attention(f, m, 4);  // Gemma2Config: 4 KV heads
   m.norm.per_layer = 4;  // input, post-attention, pre-FFN and post-FFN norms
   // Layers alternate sliding (even index) and global (odd index).
   const std::int64_t window = window_key(f, "sliding_window", 4096);
@@ -148,15 +161,13 @@ void parse_gemma2(const JsonFields& f, ModelSpec& m) {
 }
 
 void parse_phi3(const JsonFields& f, ModelSpec& m) {
-  parse_llama_like(f, m, 0, false);  // fused qkv_proj and gate_up_proj: same counts, no biases
-  const std::int64_t window = window_key(f, "sliding_window", 0);
-  set_all_windows(m, window);
-  apply_layer_types(f, m, window);
+  parse_llama_like(f, m, {});  // fused qkv_proj and gate_up_proj: same counts, no biases
+  set_all_windows(m, window_key(f, "sliding_window", 0));  // layer_types ignored, as by Phi3Config
 }
 
 void parse_gpt2(const JsonFields& f, ModelSpec& m) {
   m.d_model = f.require_int("n_embd");
-  m.layers.assign(static_cast<std::size_t>(f.require_int("n_layer")), LayerSpec{});
+  m.layers.assign(static_cast<std::size_t>(layer_count(f, "n_layer")), LayerSpec{});
   AttentionSpec& a = m.attention;
   a.num_q_heads = a.num_kv_heads = f.require_int("n_head");
   if (m.d_model % a.num_q_heads != 0)
@@ -175,7 +186,7 @@ void parse_falcon(const JsonFields& f, ModelSpec& m) {
   m.d_model = f.require_int("hidden_size");
   const char* layers_key = f.present("num_hidden_layers") ? "num_hidden_layers" : "n_layer";
   const char* heads_key = f.present("num_attention_heads") ? "num_attention_heads" : "n_head";
-  m.layers.assign(static_cast<std::size_t>(f.require_int(layers_key)), LayerSpec{});
+  m.layers.assign(static_cast<std::size_t>(layer_count(f, layers_key)), LayerSpec{});
   AttentionSpec& a = m.attention;
   a.num_q_heads = f.require_int(heads_key);
   if (m.d_model % a.num_q_heads != 0)
@@ -201,27 +212,40 @@ void parse_falcon(const JsonFields& f, ModelSpec& m) {
   m.ffn = FfnSpec{FfnKind::plain, f.optional_int("ffn_hidden_size").value_or(4 * m.d_model), bias};
 }
 
+// DeepseekV2Config / DeepseekV3Config. A missing key takes the class default (V3's are DeepSeek-V3's
+// own: q_lora_rank 1536, 256 routed experts of 2048, 1 shared, top 8, the first 3 layers dense; V2's
+// 64 of 1407, 2 shared, no default top-k); q_lora_rank null means no query compression and
+// n_routed_experts null a dense model.
 void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
-  parse_llama_like(f, m, 1, false);  // head_dim placeholder; MLA sets it below
+  parse_llama_like(f, m, {1, false, 0});  // head_dim placeholder; MLA sets it below
   AttentionSpec& a = m.attention;
   a.variant = AttentionVariant::mla;
-  a.mla.q_lora_rank = f.optional_int("q_lora_rank").value_or(0);
+  auto with_default = [&](const char* key, std::int64_t missing, std::int64_t null_value, bool positive) {
+    if (!f.present(key)) return missing;
+    return f.optional_int(key, positive).value_or(null_value);
+  };
+  a.mla.q_lora_rank = with_default("q_lora_rank", 1536, 0, true);
   a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
   a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
   a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
   a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
   a.v_head_dim = f.require_int("v_head_dim");
   a.num_kv_heads = a.num_q_heads;
-  const bool bias = f.optional_bool("attention_bias", false);  // q_a_proj, kv_a_proj_with_mqa, o_proj
+  // q_a_proj, kv_a_proj_with_mqa and o_proj; q_proj (no query compression) never has a bias.
+  const bool bias = f.optional_bool("attention_bias", false);
   a.q_bias = a.k_bias = a.o_bias = bias;
-  if (f.has("n_routed_experts")) {
-    m.moe.num_routed_experts = f.require_int("n_routed_experts");
-    m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(0);
-    m.moe.expert_ffn_dim = f.require_int("moe_intermediate_size");
-    m.moe.top_k = f.require_int("num_experts_per_tok");
+  const std::int64_t routed = with_default("n_routed_experts", v3 ? 256 : 64, 0, true);
+  if (routed > 0) {
+    m.moe.num_routed_experts = routed;
+    m.moe.num_shared_experts = with_default("n_shared_experts", v3 ? 1 : 2, 0, false);
+    m.moe.expert_ffn_dim = with_default("moe_intermediate_size", v3 ? 2048 : 1407, 0, true);
+    m.moe.top_k = v3 ? with_default("num_experts_per_tok", 8, 0, true) : f.require_int("num_experts_per_tok");
+    if (m.moe.expert_ffn_dim <= 0 || m.moe.top_k <= 0)
+      throw InputError(f.name(m.moe.top_k <= 0 ? "num_experts_per_tok" : "moe_intermediate_size"), "null",
+                       "required with n_routed_experts = " + int_text(routed));
     // noaux_tc routing adds a learned per-expert bias (e_score_correction_bias); V3 always uses it.
     m.moe.router_bias = v3 || f.optional_string("topk_method").value_or("") == "noaux_tc";
-    const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(0);
+    const std::int64_t first_dense = with_default("first_k_dense_replace", v3 ? 3 : 0, 0, false);
     const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
     for (std::int64_t i = 0; i < m.num_layers(); ++i)
       m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
@@ -268,7 +292,8 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
   if (it == parsers().end()) {
     std::string list;
     for (auto name : supported_model_types()) list += (list.empty() ? "" : ", ") + std::string(name);
-    throw InputError(f.name("model_type"), "\"" + type + "\"", "unsupported model_type (supported: " + list + ")");
+    throw InputError(f.name("model_type"), json_value_text(f.at("model_type")),
+                     "unsupported model_type (supported: " + list + ")");
   }
   ModelSpec m;
   m.name = where;

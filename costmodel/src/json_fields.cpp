@@ -6,9 +6,44 @@
 
 namespace mhacfg {
 
+namespace {
+
+constexpr std::size_t kValueTextChars = 60;
+
+// The start of v's JSON text, written only as far as an error message shows it: a value nested
+// thousands deep or megabytes long is never serialised whole (nlohmann's dump recurses per level).
+void value_prefix(const nlohmann::json& v, std::string& out, int depth) {
+  if (out.size() > kValueTextChars) return;
+  if (v.is_string()) {
+    const auto& text = v.get_ref<const std::string&>();
+    // Longer strings are cut below anyway; a cut inside a UTF-8 sequence is written as U+FFFD.
+    out += nlohmann::json(text.substr(0, kValueTextChars + 1)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (text.size() > kValueTextChars + 1) out += "...";
+    return;
+  }
+  if (!v.is_structured()) {
+    out += v.dump();
+    return;
+  }
+  const bool array = v.is_array();
+  out += array ? '[' : '{';
+  if (depth >= 8 && !v.empty()) out += "...";
+  bool first = true;
+  for (auto it = v.begin(); depth < 8 && it != v.end() && out.size() <= kValueTextChars; ++it) {
+    if (!first) out += ',';
+    first = false;
+    if (!array) out += nlohmann::json(it.key()).dump() + ':';
+    value_prefix(*it, out, depth + 1);
+  }
+  out += array ? ']' : '}';
+}
+
+}  // namespace
+
 std::string json_value_text(const nlohmann::json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  std::string s;
+  value_prefix(v, s, 0);
+  if (s.size() > kValueTextChars) s = s.substr(0, kValueTextChars - 3) + "...";
   return s;
 }
 

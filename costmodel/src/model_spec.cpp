@@ -44,6 +44,13 @@ void require_non_negative(std::int64_t v, const char* field) {
 }
 }  // namespace
 
+std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) {
+  if (layers <= 0) throw InputError(field, std::to_string(layers), "must be positive");
+  if (layers > kMaxLayers)
+    throw InputError(field, std::to_string(layers), "must be at most " + std::to_string(kMaxLayers));
+  return layers;
+}
+
 void validate(const ModelSpec& m) {
   require_positive(m.d_model, "d_model");
   require_positive(m.vocab_size, "vocab_size");

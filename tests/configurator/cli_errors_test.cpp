@@ -43,6 +43,12 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   expect_input_error({"analyze", "--model", "gpt2", "--batch", "0"}, "--batch = 0: must be positive");
   expect_input_error({"analyze", "--model", "gpt2", "--context", "-5"}, "--context = -5: must be positive");
   expect_input_error({"analyze", "--model", "gpt2", "--batch", "99999999999999999999"}, "--batch = 99999999999999999999: out of range");
+  // A layer count beyond any model is refused before a layer list is allocated (it ran out of memory).
+  expect_input_error({"analyze", "--d-model", "4096", "--layers", "2000000000", "--heads", "32"},
+                     "--layers = 2000000000: must be at most 100000");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--layers", "200000"}, "--layers = 200000: must be at most 100000");
+  expect_input_error({"recommend", "--d-model", "4096", "--layers", "2000000000", "--seq", "8192", "--target", "h200-sxm"},
+                     "--layers = 2000000000: must be at most 100000");
   const CliResult r = run({"analyze", "--model", "deepseek-v3", "--batch", "4000000000", "--context", "4000000000"});
   CHECK(r.code == 2);
   CHECK(r.out.empty());

@@ -2,9 +2,12 @@
 // to the published parameter count, and each family's implicit behaviour is honoured.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
+#include "mhacfg/costmodel/io.hpp"
 
 using namespace mhacfg;
 
@@ -163,6 +166,86 @@ TEST_CASE("mixtral: every layer sparse, 2 of 8 experts active", "[hf_config]") {
   CHECK(p.router == 32LL * 8 * 4096);
 }
 
+namespace {
+// A fixture's JSON with `edit` applied (keys erased or set), resolved as if read from a file.
+ModelSpec edited(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + name + ".json", "fixture"));
+  edit(j);
+  return spec_from_hf_config(j, name);
+}
+}  // namespace
+
+TEST_CASE("a missing num_key_value_heads takes the family's class default, an explicit null MHA", "[hf_config]") {
+  struct Case {
+    const char* fixture;
+    std::int64_t missing;  // MistralConfig/MixtralConfig 8, Qwen2Config/Qwen3Config 32, GemmaConfig 16, Gemma2Config 4
+  };
+  for (const Case c : {Case{"mistral-7b-v0.1", 8}, Case{"mixtral-8x7b", 8}, Case{"qwen3-8b", 32}, Case{"gemma-7b", 16}, Case{"gemma-2-9b", 4}, Case{"llama-3-8b", 32},
+                       Case{"phi-3-mini-4k-instruct", 32}}) {
+    INFO(c.fixture);
+    const ModelSpec as_is = fixture(c.fixture);
+    const ModelSpec missing = edited(c.fixture, [](nlohmann::json& j) { j.erase("num_key_value_heads"); });
+    const ModelSpec null = edited(c.fixture, [](nlohmann::json& j) { j["num_key_value_heads"] = nullptr; });
+    CHECK(missing.attention.num_kv_heads == c.missing);
+    CHECK(null.attention.num_kv_heads == as_is.attention.num_q_heads);
+  }
+  // The published Mistral-7B counts whether or not its config names the 8 KV heads.
+  const ModelSpec m = edited("mistral-7b-v0.1", [](nlohmann::json& j) { j.erase("num_key_value_heads"); });
+  CHECK(count_params(m).total == 7'241'732'096);
+  // Qwen2.5-7B has 28 query heads, which Qwen2Config's default of 32 does not divide: an input error.
+  CHECK_THROWS_WITH(edited("qwen2.5-7b", [](nlohmann::json& j) { j.erase("num_key_value_heads"); }),
+                    Catch::Contains("num_kv_heads = 32: must divide num_q_heads = 28"));
+}
+
+TEST_CASE("deepseek: missing keys take the Config class defaults, nulls switch the part off", "[hf_config]") {
+  const ParamCounts v3 = count_params(fixture("deepseek-v3"));
+  // DeepSeek-V3's own values are DeepseekV3Config's defaults: erasing them changes nothing.
+  const ModelSpec bare = edited("deepseek-v3", [](nlohmann::json& j) {
+    for (const char* k : {"q_lora_rank", "n_routed_experts", "n_shared_experts", "moe_intermediate_size",
+                          "num_experts_per_tok", "first_k_dense_replace"})
+      j.erase(k);
+  });
+  CHECK(count_params(bare).total == v3.total);
+  CHECK(count_params(bare).active == v3.active);
+  // V2-Lite states q_lora_rank null (no query compression) and 64 experts; erased, the V2 class
+  // defaults apply: q_lora_rank 1536, n_shared_experts 2 (as stated), 64 routed experts.
+  const ModelSpec lite = fixture("deepseek-v2-lite");
+  CHECK(lite.attention.mla.q_lora_rank == 0);
+  const ModelSpec lite_q = edited("deepseek-v2-lite", [](nlohmann::json& j) { j.erase("q_lora_rank"); });
+  CHECK(lite_q.attention.mla.q_lora_rank == 1536);
+  const ModelSpec dense = edited("deepseek-v2-lite", [](nlohmann::json& j) { j["n_routed_experts"] = nullptr; });
+  for (const auto& l : dense.layers) CHECK_FALSE(l.moe);
+  CHECK_THROWS_WITH(edited("deepseek-v2-lite", [](nlohmann::json& j) { j.erase("num_experts_per_tok"); }),
+                    Catch::Contains("num_experts_per_tok = (missing): required key is missing"));
+}
+
+TEST_CASE("deepseek attention_bias: q_a, kv_a and o projections, never q_proj", "[hf_config][counts]") {
+  // V2-Lite has no query compression (q_lora_rank null): q_proj stays bias-free.
+  const std::int64_t base = attention_params_per_layer(fixture("deepseek-v2-lite"));
+  const ModelSpec biased = edited("deepseek-v2-lite", [](nlohmann::json& j) { j["attention_bias"] = true; });
+  CHECK(attention_params_per_layer(biased) - base == (512 + 64) + 2048);  // kv_a_proj_with_mqa and o_proj
+  // With compression (V3) the q_a_proj bias counts too.
+  const std::int64_t v3 = attention_params_per_layer(fixture("deepseek-v3"));
+  const ModelSpec v3b = edited("deepseek-v3", [](nlohmann::json& j) { j["attention_bias"] = true; });
+  CHECK(attention_params_per_layer(v3b) - v3 == 1536 + (512 + 64) + 7168);
+}
+
+TEST_CASE("layer_types: read where the Config class reads it; a sliding layer without a window is full", "[hf_config][kv]") {
+  // MistralConfig ignores layer_types (transformers warns): the window stays on every layer.
+  const ModelSpec mistral = edited("mistral-7b-v0.1", [](nlohmann::json& j) {
+    j["layer_types"] = std::vector<std::string>(32, "full_attention");
+  });
+  for (const auto& l : mistral.layers) CHECK(l.window == 4096);
+  // Qwen2 without use_sliding_window sets sliding_window None: "sliding" layers attend to everything.
+  const ModelSpec qwen = edited("qwen2.5-7b", [](nlohmann::json& j) {
+    j["layer_types"] = std::vector<std::string>(28, "sliding_attention");
+  });
+  for (const auto& l : qwen.layers) CHECK(l.window == 0);
+  // Gemma2 with sliding_window null: no layer is windowed.
+  const ModelSpec gemma = edited("gemma-2-9b", [](nlohmann::json& j) { j["sliding_window"] = nullptr; });
+  for (const auto& l : gemma.layers) CHECK(l.window == 0);
+}
+
 TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config][errors]") {
   auto err = [](const std::string& text) {
     try {
@@ -186,6 +269,14 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "tie_word_embeddings": "no"})") ==
         "c.json: tie_word_embeddings = \"no\": must be true or false");
   CHECK(err("[1, 2]") == "c.json = [1,2]: must be a JSON object");
+  CHECK(err("{" + base + R"(, "hidden_size": 4096, "num_hidden_layers": 2147483648})") ==
+        "c.json: num_hidden_layers = 2147483648: must be at most 100000");  // before a layer list is allocated
+  // A value nested far deeper than any message shows is cut, not serialised whole (that recursed per
+  // level and overflowed the stack at 100000 levels).
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(err(R"({"model_type": )" + deep + "}") == "c.json: model_type = [[[[[[[[[...]]]]]]]]]: must be a string");
+  CHECK_THAT(err(R"({"model_type": ")" + std::string(5000, 'x') + R"("})"),
+             Catch::StartsWith("c.json: model_type = \"" + std::string(56, 'x') + "...: unsupported model_type"));
 }
 
 TEST_CASE("unreadable and malformed files name the file", "[hf_config][errors]") {

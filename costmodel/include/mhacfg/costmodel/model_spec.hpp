@@ -106,4 +106,10 @@ AttentionVariant variant_for_heads(std::int64_t num_q_heads, std::int64_t num_kv
 // variant inconsistent with the head counts, MLA ranks missing, MoE fields inconsistent).
 void validate(const ModelSpec& spec);
 
+// The most layers a model may declare (the deepest published models have a few hundred): a larger
+// count is an input error, raised before one LayerSpec per layer is allocated.
+constexpr std::int64_t kMaxLayers = 100000;
+// `layers` if it is in [1, kMaxLayers]; otherwise InputError naming `field`.
+std::int64_t checked_layer_count(std::int64_t layers, const std::string& field);
+
 }  // namespace mhacfg
