@@ -19,6 +19,19 @@ constexpr double kUniformShift = 0.05;
 constexpr double kUniformShare = 0.8;
 }  // namespace
 
+void check_backends(const std::vector<MeasurementRecord>& records, const std::vector<std::string>& backends) {
+  std::set<std::string> present;
+  for (const auto& r : records)
+    if (r.op == OpKind::attention) present.insert(r.backend);
+  for (const auto& b : backends)
+    if (!present.count(b)) {
+      std::string list;
+      for (const auto& n : present) list += (list.empty() ? "" : ", ") + n;
+      throw InputError("--attention-backend", b,
+                       "no attention record has this backend (" + (list.empty() ? std::string("the records have no attention records") : "they have: " + list) + ")");
+    }
+}
+
 std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecord>& records,
                                               const std::vector<std::string>& backends,
                                               std::vector<std::string>* notes) {

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -45,8 +46,13 @@ std::string utc_now() {
 kernels::BenchOptions bench_options(const ParsedArgs& a) {
   kernels::BenchOptions o;
   o.threads = 1;
-  if (auto v = a.opt_int("threads")) o.threads = static_cast<int>(std::min<std::int64_t>(*v, 1024));
-  if (auto v = a.opt_int("repetitions")) o.repetitions = static_cast<int>(std::min<std::int64_t>(*v, 1000));
+  auto bounded = [&](const char* key, std::int64_t most) -> std::optional<int> {
+    const auto v = a.opt_int(key);
+    if (v && *v > most) throw InputError(std::string("--") + key, std::to_string(*v), "must be at most " + std::to_string(most));
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  if (auto v = bounded("threads", 1024)) o.threads = *v;
+  if (auto v = bounded("repetitions", 1000)) o.repetitions = *v;
   if (auto v = a.opt_str("min-time")) o.min_time_s = parse_double("--min-time", *v, 0.0, 60.0);
   return o;
 }
@@ -161,6 +167,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
   const std::string in = a.str("in");
   kernels::BenchOptions o = bench_options(a);
   o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
+  if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
   const auto measured = measure_records(dev, read_records(in), in, o);
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
   else for (const auto& r : measured) out << r.json.dump() << "\n";
@@ -194,11 +201,25 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   if (!a.has("out")) throw InputError("--out", "(missing)", "calibrate needs --out PROFILE.json");
   if (a.has("device") == a.has("from")) throw InputError("--device", "(or --from)", "give exactly one of --device and --from");
   const std::string path = a.str("out");
+  // Flags of the other mode would be ignored: refuse them.
+  const bool from_records = a.has("from");
+  const std::vector<std::string> other_mode =
+      from_records ? std::vector<std::string>{"quick", "save-measurements", "save-holdout", "threads", "repetitions", "min-time"}
+                   : std::vector<std::string>{"attention-backend", "base"};
+  for (const std::string& key : other_mode)
+    if (a.has(key))
+      throw InputError("--" + key, from_records ? "(with --from)" : "(with --device)",
+                       std::string("only used with ") + (from_records ? "--device" : "--from"));
+  // Every output path checked before minutes of measuring.
+  check_output_path(path, "--out");
+  for (const char* key : {"save-measurements", "save-holdout"})
+    if (auto s = a.opt_str(key)) check_output_path(*s, std::string("--") + key);
   Profile p;
   std::vector<std::string> notes;
   if (auto from = a.opt_str("from")) {
     const auto all = read_records(*from, "--from");
     const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+    check_backends(all, backends);
     const auto records = select_records(all, backends, &notes);
     std::string base = a.opt_str("base").value_or("");
     if (base.empty()) base = profile_for_device(records.front().device);
@@ -225,20 +246,20 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     // past slow phases of a shared machine that last seconds.
     o.budget_s = quick ? 38 : 200;
     const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<std::string> holdout_files = a.list("holdout");
+    std::vector<MeasurementRecord> holdout_in;
+    std::vector<std::size_t> holdout_ends;  // one past each file's last record in holdout_in
+    for (const std::string& h : holdout_files) {  // read (and checked) before anything is measured
+      const auto rs = read_records(h, "--holdout");
+      holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
+      holdout_ends.push_back(holdout_in.size());
+    }
     // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
     // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
     // are measured in the same interleaved rounds as the grid, so both see the same machine.
     const kernels::Ceilings before = measure_ceilings(dev, o);
     const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
     const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
-    const std::vector<std::string> holdout_files = a.list("holdout");
-    std::vector<MeasurementRecord> holdout_in;
-    std::vector<std::size_t> holdout_ends;  // one past each file's last record in holdout_in
-    for (const std::string& h : holdout_files) {
-      const auto rs = read_records(h, "--holdout");
-      holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
-      holdout_ends.push_back(holdout_in.size());
-    }
     // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
     // different phase of the round), the two large speed checks last (their 1 GiB buffers would
     // otherwise change the memory the next shapes get).
@@ -318,7 +339,14 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
                     " of KV).");
     notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   }
-  write_file_atomic(path, profile_to_json(p).dump(2) + "\n");
+  // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).
+  const nlohmann::json written = profile_to_json(p);
+  try {
+    (void)profile_from_json(written, path);
+  } catch (const InputError& e) {
+    throw InputError(std::string("calibrate: the fitted profile would not load back, nothing written: ") + e.what());
+  }
+  write_file_atomic(path, written.dump(2) + "\n");
   print_summary(p, path, format, out, notes);
   (void)err;
   return kExitOk;
@@ -362,8 +390,10 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
   const Profile p = load_profile(a.str("profile"), "--profile");
   std::vector<std::string> notes;
-  const auto records =
-      select_records(read_records(a.str("in")), split_commas(a.opt_str("attention-backend").value_or("")), &notes);
+  const auto all = read_records(a.str("in"));
+  const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+  check_backends(all, backends);
+  const auto records = select_records(all, backends, &notes);
   Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
   for (const auto& n : notes) report.notes.push_back(n);
   render(report, format, out);

@@ -63,13 +63,13 @@ std::string render_html(const Report& r, const std::vector<SvgPlot>& plots) {
   return o.str();
 }
 
-std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlot>& plots, const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    throw InputError("--out-dir", dir, std::string("cannot create folder: ") + std::strerror(errno));
+// The report's Markdown; each plot's file (path, SVG) is appended to `files`.
+std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlot>& plots, const std::string& dir,
+                                       std::vector<std::pair<std::string, std::string>>& files) {
   std::ostringstream o;
   if (!r.heading.empty()) o << "## " << r.heading << "\n\n";
   for (const auto& p : plots) {
-    write_file_atomic(dir + "/" + p.id + ".svg", render_svg(p, true), "--out-dir");
+    files.emplace_back(dir + "/" + p.id + ".svg", render_svg(p, true));
     o << "![" << p.title << "](" << p.id << ".svg)\n\n";
   }
   std::ostringstream tables;
@@ -88,8 +88,12 @@ void emit(const Report& r, Format f, const std::string& out_dir, std::vector<Svg
     return;
   }
   if (f == Format::markdown && !out_dir.empty()) {
-    const std::string md = render_markdown_with_plots(r, make_plots(ctx), out_dir);
-    write_file_atomic(out_dir + "/report.md", md, "--out-dir");
+    if (::mkdir(out_dir.c_str(), 0755) != 0 && errno != EEXIST)
+      throw InputError("--out-dir", out_dir, std::string("cannot create folder: ") + std::strerror(errno));
+    std::vector<std::pair<std::string, std::string>> files;
+    const std::string md = render_markdown_with_plots(r, make_plots(ctx), out_dir, files);
+    files.emplace_back(out_dir + "/report.md", md);
+    write_files_atomic(files, "--out-dir");  // the whole set or none of it
     out << md;
     return;
   }

@@ -24,10 +24,23 @@ std::vector<std::int64_t> int_list(const JsonFields& f, const char* key) {
   return out;
 }
 
-double positive_number(const JsonFields& f, const char* key) {
+// A bandwidth or FLOP rate below 1e6 per second describes no device mhacfg advises on; such values
+// (1e-300, a typo for a unit) turned every prediction into inf.
+constexpr double kMinRate = 1e6;
+double rate(const JsonFields& f, const char* key) {
   const double v = f.require_number(key);
-  if (v <= 0) throw InputError(f.name(key), json_value_text(f.at(key)), "must be positive");
+  if (v < kMinRate) throw InputError(f.name(key), json_value_text(f.at(key)), "must be at least 1e6 per second");
   return v;
+}
+
+// The op classes MeasurementRecord::op_class() produces: gemm, or attention or attention_block,
+// then prefill or decode, optionally /mla.
+bool known_op_class(const std::string& c) {
+  for (const char* op : {"attention/", "attention_block/"})
+    for (const char* phase : {"prefill", "decode"})
+      for (const char* mla : {"", "/mla"})
+        if (c == std::string(op) + phase + mla) return true;
+  return c == "gemm";
 }
 
 OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
@@ -49,8 +62,9 @@ OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
     const auto& r = f.at("range");
     if (!r.is_object()) throw InputError(f.name("range"), json_value_text(r), "must be an object");
     for (const auto& [key, v] : r.items()) {
-      if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
-        throw InputError(f.name("range") + "." + key, json_value_text(v), "must be [min, max]");
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number() ||
+          !(v[0].get<double>() <= v[1].get<double>()))
+        throw InputError(f.name("range") + "." + key, json_value_text(v), "must be [min, max] with min <= max");
       o.range[key] = {v[0].get<double>(), v[1].get<double>()};
     }
   }
@@ -84,16 +98,19 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
 
   JsonFields spec(f.at("spec"), f.name("spec"));
   p.spec.memory_bytes = spec.require_int("memory_bytes");
-  p.spec.mem_bw_bytes_per_s = positive_number(spec, "mem_bw_bytes_per_s");
+  p.spec.mem_bw_bytes_per_s = rate(spec, "mem_bw_bytes_per_s");
   p.spec.interconnect_bw_bytes_per_s = spec.optional_number("interconnect_bw_bytes_per_s").value_or(0);
+  if (p.spec.interconnect_bw_bytes_per_s != 0 && p.spec.interconnect_bw_bytes_per_s < kMinRate)
+    throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
+                     "must be 0 (none) or at least 1e6 per second");
   p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
   const auto& peaks = spec.at("peak_flop_per_s");
   if (!peaks.is_object() || peaks.empty())
     throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
   for (const auto& [dtype, v] : peaks.items()) {
     parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
-    if (!v.is_number() || v.get<double>() <= 0)
-      throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a positive number");
+    if (!v.is_number() || !(v.get<double>() >= kMinRate))
+      throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a number of at least 1e6 FLOP/s");
     p.spec.peak_flop_per_s[dtype] = v.get<double>();
   }
 
@@ -108,7 +125,12 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
   if (f.has("fits")) {
     const auto& fits = f.at("fits");
     if (!fits.is_object()) throw InputError(f.name("fits"), json_value_text(fits), "must be an object");
-    for (const auto& [cls, v] : fits.items()) p.ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);
+    for (const auto& [cls, v] : fits.items()) {
+      if (!known_op_class(cls))
+        throw InputError(f.name("fits") + "." + cls, "{...}",
+                         "unknown op class (expected gemm, attention/prefill, attention/decode, attention/decode/mla, ...)");
+      p.ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);
+    }
   }
   if (f.has("ops")) {
     const auto& ops = f.at("ops");

@@ -174,13 +174,66 @@ TEST_CASE("a failed calibration leaves an existing profile untouched", "[calibra
   CHECK(content == "{\"precious\": true}\n");
 }
 
+TEST_CASE("calibrate refuses flags of the other mode, unknown backends and unwritable outputs before working", "[calibration][errors]") {
+  const std::string train = fixture("h200-torch.train.jsonl");
+  CliResult r = run({"calibrate", "--from", train, "--quick", "--out", path("q.json")});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: --quick = (with --from): only used with --device\n");
+  r = run({"calibrate", "--from", train, "--save-measurements", path("m.jsonl"), "--out", path("q.json")});
+  CHECK(r.err == "mhacfg: error: --save-measurements = (with --from): only used with --device\n");
+  r = run({"calibrate", "--device", "cpu", "--base", "h100-sxm", "--out", path("q.json")});
+  CHECK(r.err == "mhacfg: error: --base = (with --device): only used with --from\n");
+  r = run({"calibrate", "--from", train, "--attention-backend", "cudnn,nosuch", "--out", path("q.json")});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: --attention-backend = nosuch: no attention record has this backend (they have: cudnn, flash, torch-bmm)\n");
+  r = run({"validate", "--profile", "h200-sxm-cudnn", "--in", train, "--attention-backend", "cudnn2"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--attention-backend = cudnn2: no attention record has this backend") != std::string::npos);
+  // An output in a missing folder fails at once, before the ceilings or the grid are measured.
+  r = run({"calibrate", "--device", "cpu", "--quick", "--out", path("no-such-folder/p.json")});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--out = " + path("no-such-folder/p.json") + ": cannot write: folder") != std::string::npos);
+  r = run({"bench", "--in", fixture("cpu-holdout-shapes.jsonl"), "--out", path("no-such-folder/b.jsonl")});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("calibrate writes no profile that would not load back", "[calibration][errors]") {
+  // A base whose FLOP ceiling is 1e-300 is refused when read (every prediction was inf) ...
+  auto base = mhacfg::profile_to_json(mhacfg::load_profile("h100-sxm", "--target"));
+  base["spec"]["peak_flop_per_s"] = {{"bf16", 1e-300}};
+  const std::string tiny = write("tiny.json", base.dump());
+  const std::string out = write("keep2.json", "{\"precious\": true}\n");
+  const CliResult r = run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--base", tiny, "--out", out});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("peak_flop_per_s.bf16 = 1e-300: must be a number of at least 1e6 FLOP/s") != std::string::npos);
+  std::ifstream in(out);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == "{\"precious\": true}\n");
+}
+
 TEST_CASE("profile files round trip and reject bad fields", "[calibration][profile]") {
   const mhacfg::Profile h = mhacfg::load_profile("h200-sxm", "--target");
   const auto j = mhacfg::profile_to_json(h);
   CHECK(mhacfg::profile_to_json(mhacfg::profile_from_json(j, "x")) == j);
   auto bad = j;
   bad["spec"]["mem_bw_bytes_per_s"] = -1;
-  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: spec: mem_bw_bytes_per_s = -1: must be positive");
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: spec: mem_bw_bytes_per_s = -1: must be at least 1e6 per second");
+  // Absurdly small ceilings made every prediction inf; a negative interconnect made comms free.
+  bad = j;
+  bad["spec"]["peak_flop_per_s"] = {{"bf16", 1e-300}};
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"),
+                    "p.json: spec: peak_flop_per_s.bf16 = 1e-300: must be a number of at least 1e6 FLOP/s");
+  bad = j;
+  bad["spec"]["interconnect_bw_bytes_per_s"] = -1;
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"),
+                    "p.json: spec: interconnect_bw_bytes_per_s = -1: must be 0 (none) or at least 1e6 per second");
+  bad = j;
+  bad["fits"]["attention/decoder"] = bad["fits"]["gemm"];
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), Catch::StartsWith("p.json: fits.attention/decoder = {...}: unknown op class"));
+  bad = j;
+  bad["fits"]["gemm"]["range"] = {{"bytes", {1e12, 1}}};
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), Catch::Contains("must be [min, max] with min <= max"));
   bad = j;
   bad["source"] = "guess";
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: source = \"guess\": must be \"datasheet\" or \"measured\"");

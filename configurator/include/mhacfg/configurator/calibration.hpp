@@ -12,6 +12,10 @@
 
 namespace mhacfg {
 
+// Throws InputError naming --attention-backend when a requested backend is on none of the attention
+// records (a typo would otherwise select nothing and silently keep every backend).
+void check_backends(const std::vector<MeasurementRecord>& records, const std::vector<std::string>& backends);
+
 // Keeps gemm records and the attention records whose backend is in `backends` (all when empty).
 // An attention op class none of those backends measured (MLA decode in a file of cuDNN timings and
 // two-bmm MLA timings) keeps every backend's records of that class, so the profile still covers it;

@@ -7,15 +7,20 @@
 #include <vector>
 
 #include "mhacfg/configurator/report.hpp"
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "mhacfg/configurator/svg.hpp"
 
 namespace mhacfg {
 
 std::string render_html(const Report& r, const std::vector<SvgPlot>& plots);
 
-// Writes <dir>/<plot id>.svg for each plot and returns the Markdown (tables, notes, and image
-// references relative to <dir>); `dir` must exist or be creatable.
-std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlot>& plots, const std::string& dir);
+// The Markdown (tables, notes, and image references relative to <dir>); appends (<dir>/<plot id>.svg,
+// its SVG) for each plot to `files`, for the caller to write with the report (write_files_atomic).
+std::string render_markdown_with_plots(const Report& r, const std::vector<SvgPlot>& plots, const std::string& dir,
+                                       std::vector<std::pair<std::string, std::string>>& files);
 
 // Writes a command's result: html (with plots) or markdown with --out-dir (plots beside it, the
 // Markdown also saved as <dir>/report.md) call make_plots; other formats render the report alone.

@@ -2,6 +2,7 @@
 // mapped to exit codes; broken invariants are always-on checks that name file:line.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -15,13 +16,18 @@ enum ExitCode : int {
   kExitRuntime = 3,  // runtime or device failure
 };
 
+// A value as an error message shows it: control characters escaped (\n, \t, \xNN) so the message
+// stays one line, and anything past kShownValueChars cut with its full length stated.
+constexpr std::size_t kShownValueChars = 120;
+std::string shown_value(const std::string& value);
+
 // Invalid input: a file, flag, config key or record that cannot be accepted. The message is one line
 // that names the field and the offending value.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
   InputError(const std::string& field, const std::string& value, const std::string& reason)
-      : std::runtime_error(field + " = " + value + ": " + reason) {}
+      : std::runtime_error(shown_value(field) + " = " + shown_value(value) + ": " + reason) {}
 };
 
 // The search found nothing that satisfies the constraints.

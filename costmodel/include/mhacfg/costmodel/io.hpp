@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -10,12 +12,25 @@ namespace mhacfg {
 // Reads a whole file; throws InputError naming `field` and the path when it cannot be read.
 std::string read_file(const std::string& path, const std::string& field);
 
-// Parses JSON text; throws InputError naming `field` with the parser's position on malformed input.
+// Parses JSON text; throws InputError naming `field` with the parser's position on malformed input,
+// on a NUL byte, on numbers beyond a double, and on nesting deeper than 64 levels.
 nlohmann::json parse_json(const std::string& text, const std::string& field);
 
+// Checks, before any work, that `path` could be written: not a folder, in an existing writable folder.
+// Throws InputError naming `field`. (Commands that measure for minutes call it first.)
+void check_output_path(const std::string& path, const std::string& field);
+
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename): an
-// existing file is only ever replaced by a complete new one. Throws InputError naming `field` when it cannot.
+// existing file is only ever replaced by a complete new one. A symbolic link's target is replaced (the
+// link stays); a character device or pipe (/dev/null, /dev/stdout) is written directly; a folder or
+// any other kind of file is refused. Throws InputError naming `field` when it cannot.
 void write_file_atomic(const std::string& path, const std::string& content,
                        const std::string& field = "--out");
+
+// The same for a set of files (a report and its plots): every target is checked and every new file
+// written completely beside it before the first is renamed into place, so a failure leaves the old
+// set whole. (The renames themselves, one per file, are not one atomic step.)
+void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::string& field = "--out");
 
 }  // namespace mhacfg

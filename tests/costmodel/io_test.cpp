@@ -1,0 +1,120 @@
+// File I/O every command shares: JSON parsing limits, atomic replacement, output-path checks, and the
+// one-line error values.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+
+using namespace mhacfg;
+
+namespace {
+
+// A fresh folder under the system's temporary directory, removed with its files at scope exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/mhacfg-io-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string slurp(const std::string& path) { return read_file(path, "test"); }
+
+std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("parse_json refuses what would crash or mislead later, naming the field", "[io][errors]") {
+  CHECK(parse_json(R"({"a": [1, {"b": 2}]})", "f")["a"][1]["b"] == 2);
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(input_error([&] { parse_json(deep, "f.json"); }) == "f.json = (JSON nested too deep): more than 64 levels");
+  CHECK(input_error([&] { parse_json(std::string(64, '[') + std::string(64, ']'), "f"); }) == "no error");
+  CHECK(input_error([&] { parse_json(R"({"x": 1e400})", "f.json"); }) ==
+        "f.json = (JSON number): a number is out of the range of a double (e.g. 1e400)");
+  CHECK(input_error([&] { parse_json(std::string("{}\0garbage", 10), "f.json"); }) ==
+        "f.json = (not JSON text): NUL byte at byte 3");
+  CHECK(input_error([&] { parse_json("{", "f.json"); }) == "f.json = (malformed JSON): parse error at byte 2");
+}
+
+TEST_CASE("error values stay on one line and short", "[io][errors]") {
+  CHECK(std::string(InputError("--params", "7\nB", "bad").what()) == "--params = 7\\nB: bad");
+  CHECK(std::string(InputError("k", std::string("a\x01", 2), "bad").what()) == "k = a\\x01: bad");
+  const std::string shown = InputError("--target", std::string(100000, 'a'), "unknown").what();
+  CHECK(shown == "--target = " + std::string(kShownValueChars, 'a') + "... (100000 bytes): unknown");
+}
+
+TEST_CASE("write_file_atomic replaces files whole, writes through devices and links, refuses folders", "[io]") {
+  TempDir d;
+  const std::string f = d / "out.json";
+  write_file_atomic(f, "one\n");
+  CHECK(slurp(f) == "one\n");
+  write_file_atomic(f, "two\n");
+  CHECK(slurp(f) == "two\n");
+
+  // A link: the file it names is replaced and the link stays a link.
+  const std::string link = d / "link.json";
+  REQUIRE(::symlink("out.json", link.c_str()) == 0);
+  write_file_atomic(link, "three\n");
+  struct stat st {};
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(slurp(f) == "three\n");
+
+  // A character device is written through, never replaced by a regular file.
+  write_file_atomic("/dev/null", "discarded\n");
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+
+  // A folder, a dangling link and a missing folder are input errors; nothing is left behind.
+  CHECK(input_error([&] { write_file_atomic(d.path, "x"); }) == "--out = " + d.path + ": is a directory");
+  const std::string dangling = d / "dangling";
+  REQUIRE(::symlink("nowhere", dangling.c_str()) == 0);
+  CHECK_THAT(input_error([&] { write_file_atomic(dangling, "x"); }), Catch::Contains("cannot write: the link's target"));
+  CHECK_THAT(input_error([&] { write_file_atomic(d / "no/such/out.json", "x"); }), Catch::Contains("cannot write"));
+}
+
+TEST_CASE("write_files_atomic leaves the old set whole when one target cannot be replaced", "[io]") {
+  TempDir d;
+  write_files_atomic({{d / "a.svg", "old a"}, {d / "report.md", "old report"}});
+  ::mkdir((d / "b.svg").c_str(), 0755);  // a folder where the new set has a file
+  CHECK(input_error([&] {
+          write_files_atomic({{d / "a.svg", "new a"}, {d / "b.svg", "new b"}, {d / "report.md", "new report"}}, "--out-dir");
+        }) == "--out-dir = " + (d / "b.svg") + ": is a directory");
+  CHECK(slurp(d / "a.svg") == "old a");
+  CHECK(slurp(d / "report.md") == "old report");
+  ::rmdir((d / "b.svg").c_str());
+  write_files_atomic({{d / "a.svg", "new a"}, {d / "b.svg", "new b"}, {d / "report.md", "new report"}}, "--out-dir");
+  CHECK(slurp(d / "a.svg") == "new a");
+  CHECK(slurp(d / "b.svg") == "new b");
+  CHECK(slurp(d / "report.md") == "new report");
+  // No temporary file is left in the folder.
+  CHECK(std::system(("test -z \"$(ls '" + d.path + "' | grep tmp)\"").c_str()) == 0);
+}
+
+TEST_CASE("check_output_path fails before any work on paths that cannot be written", "[io][errors]") {
+  TempDir d;
+  check_output_path(d / "new.json", "--out");  // a new file in an existing folder
+  CHECK(input_error([&] { check_output_path(d / "nodir/p.json", "--out"); }) ==
+        "--out = " + (d / "nodir/p.json") + ": cannot write: folder " + (d / "nodir") + ": No such file or directory");
+  CHECK(input_error([&] { check_output_path(d.path, "--save-measurements"); }) ==
+        "--save-measurements = " + d.path + ": is a directory");
+  CHECK(input_error([&] { check_output_path("", "--out"); }) == "--out = (empty): needs a file path");
+}
