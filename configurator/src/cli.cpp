@@ -44,7 +44,7 @@ void usage(std::ostream& out) {
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-      usage(out);
+      usage(args.empty() ? err : out);  // no command is an error: its usage goes with the errors
       return args.empty() ? kExitInvalidInput : kExitOk;
     }
     if (args[0] == "--version") {

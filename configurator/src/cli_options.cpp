@@ -71,7 +71,9 @@ ParsedArgs::ParsedArgs(const std::string& command, const po::options_description
   try {
     po::command_line_parser parser(args);
     parser.options(desc).style(style);
-    if (positional) parser.positional(*positional);
+    // No positional description: an empty one, so a stray argument is an error rather than dropped.
+    const po::positional_options_description none;
+    parser.positional(positional ? *positional : none);
     po::store(parser.run(), vm_);
     po::notify(vm_);
   } catch (const po::unknown_option& e) {

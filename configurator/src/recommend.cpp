@@ -30,6 +30,7 @@ std::string_view to_string(Objective o) {
 
 namespace {
 
+constexpr std::int64_t kMaxSearchDModel = 65536;  // the largest d_model searched, given or derived
 constexpr std::int64_t kAspectRatio = 128;  // d_model / layers of the shape rule (Llama-2/3 7B-13B)
 
 // A Llama-style baseline: MHA with head_dim 128 (64 when 128 does not divide d_model), gated FFN of
@@ -57,6 +58,10 @@ Shape derive_shape(const RecommendOptions& o) {
     throw InputError(o.d_model ? "--layers" : "--d-model", "(missing)", "--d-model and --layers go together");
   if (o.d_model) {
     if (*o.d_model % 64 != 0) throw InputError("--d-model", std::to_string(*o.d_model), "must be a multiple of 64");
+    // The search's head counts grow with d_model (query widths to 2 d_model, every KV divisor): past
+    // the --params range (65536) it would run for minutes on shapes no model has.
+    if (*o.d_model > kMaxSearchDModel)
+      throw InputError("--d-model", std::to_string(*o.d_model), "must be at most " + std::to_string(kMaxSearchDModel));
     s.d_model = *o.d_model;
     s.layers = checked_layer_count(*o.layers, "--layers");
     const ModelSpec b = baseline(s.d_model, s.layers, o.vocab);
@@ -72,7 +77,7 @@ Shape derive_shape(const RecommendOptions& o) {
   if (!o.params) throw InputError("--params", "(missing)", "give --params N, or --d-model D --layers L");
   // The multiple of 128 whose Llama-style baseline at aspect ratio 128 comes closest to the budget.
   double best_gap = 0;
-  for (std::int64_t d = 256; d <= 65536; d += 128) {
+  for (std::int64_t d = 256; d <= kMaxSearchDModel; d += 128) {
     const std::int64_t layers = std::max<std::int64_t>(2, (d + kAspectRatio / 2) / kAspectRatio);
     const double total = double(count_params(baseline(d, layers, o.vocab)).total);
     const double gap = std::fabs(std::log(total / double(*o.params)));
@@ -102,6 +107,19 @@ struct Context {
   double memory_budget;
 };
 
+
+// Counts and predictions of `c` at its batch (at least 1) and at batch 1. evaluate() makes them for
+// every candidate that fits; the closest candidate of an infeasible search gets them afterwards, so its
+// report shows its real sizes and times rather than zeros.
+void count_and_predict(const Context& ctx, Candidate& c) {
+  const RecommendOptions& o = ctx.o;
+  c.batch = std::max<std::int64_t>(1, c.batch);
+  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+  c.counts = count_model(c.spec, at);
+  c.at_batch = predict_model(c.spec, at, ctx.predictor);
+  c.single = predict_model(c.spec, one, ctx.predictor);
+}
 
 // Sets the FFN width so the whole model meets the budget; false when attention alone exceeds it.
 bool fit_budget(ModelSpec& m, std::int64_t budget) {
@@ -152,7 +170,6 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec) {
                   std::to_string(o.tp));
   // Kernel support: MLA needs MLA kernels; a head_dim the target's fast kernels lack would run padded
   // (the cost of the larger head_dim for less capacity), so it is rejected with that reason.
-  const ModelSpec& timed = c.spec;
   if (a.variant == AttentionVariant::mla) {
     if (!ctx.profile.kernels.mla) return reject(ctx.profile.name + " lists no MLA kernels");
     if (a.mla.kv_lora_rank != 512 || a.mla.rope_head_dim != 64)
@@ -204,10 +221,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec) {
     c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(o.tp));
   c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
 
-  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
-  c.counts = count_model(c.spec, at);
-  c.at_batch = predict_model(timed, at, ctx.predictor);
-  c.single = predict_model(timed, one, ctx.predictor);
+  count_and_predict(ctx, c);
   if (c.risk.level > max_risk(o.quality))
     return reject("quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
                   std::string(to_string(o.quality)) + ": " + c.risk.reason);
@@ -368,6 +382,15 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
     if (!r.closest && !rejected.empty()) {
       r.closest = rejected.front().first;
       r.closest_miss = rejected.front().second;
+    }
+    if (r.closest && r.closest->counts.params.total == 0) {  // rejected before it was counted
+      r.closest->risk = assess_quality(r.closest->spec.attention);
+      try {
+        count_and_predict(ctx, *r.closest);
+      } catch (const InputError&) {  // the asked batch's counts overflow 64 bits: report one sequence's
+        r.closest->batch = 1;
+        count_and_predict(ctx, *r.closest);
+      }
     }
     explain(r, feasible, feasible, rejected);
     return r;

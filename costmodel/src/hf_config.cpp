@@ -65,14 +65,16 @@ void parse_llama_like(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
   a.num_q_heads = f.require_int("num_attention_heads");
   const bool kv_missing = !f.present("num_key_value_heads");
   a.num_kv_heads = f.optional_int("num_key_value_heads").value_or(kv_missing && d.kv_heads > 0 ? d.kv_heads : a.num_q_heads);
-  std::int64_t default_head_dim = d.head_dim;
-  if (default_head_dim == 0) {
+  if (auto head_dim = f.optional_int("head_dim")) {
+    a.head_dim = *head_dim;
+  } else if (d.head_dim > 0) {
+    a.head_dim = d.head_dim;
+  } else {
     if (m.d_model % a.num_q_heads != 0)
       throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads),
                        "must divide hidden_size = " + int_text(m.d_model) + " when head_dim is not given");
-    default_head_dim = m.d_model / a.num_q_heads;
+    a.head_dim = m.d_model / a.num_q_heads;
   }
-  a.head_dim = f.optional_int("head_dim").value_or(default_head_dim);
   a.v_head_dim = a.head_dim;
   m.vocab_size = f.require_int("vocab_size");
   m.tie_embeddings = f.optional_bool("tie_word_embeddings", d.tie);

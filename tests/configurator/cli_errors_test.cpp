@@ -49,6 +49,14 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   expect_input_error({"analyze", "--model", "llama-3-8b", "--layers", "200000"}, "--layers = 200000: must be at most 100000");
   expect_input_error({"recommend", "--d-model", "4096", "--layers", "2000000000", "--seq", "8192", "--target", "h200-sxm"},
                      "--layers = 2000000000: must be at most 100000");
+  // The search's size grows with d_model: beyond the largest searched one it is refused, not run for minutes.
+  expect_input_error({"recommend", "--params", "7B", "--d-model", "68719476736", "--layers", "1"},
+                     "--d-model = 68719476736: must be at most 65536");
+  // Stray positional arguments are errors, not silently dropped.
+  expect_input_error({"recommend", "--params", "7B", "8192"},
+                     "recommend = (extra argument): takes no positional arguments; see mhacfg recommend --help");
+  expect_input_error({"analyze", "--model", "gpt2", "extra"},
+                     "analyze = (extra argument): takes no positional arguments; see mhacfg analyze --help");
   const CliResult r = run({"analyze", "--model", "deepseek-v3", "--batch", "4000000000", "--context", "4000000000"});
   CHECK(r.code == 2);
   CHECK(r.out.empty());

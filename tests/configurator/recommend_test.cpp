@@ -124,6 +124,14 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
   const auto doc = nlohmann::json::parse(j.out);
   CHECK(doc["feasible"] == false);
   CHECK(doc["closest"]["miss"].get<std::string>().find("exceed") != std::string::npos);
+  // The closest candidate's sizes and times are its own, not the zeros of an uncounted candidate, and
+  // an uncalibrated target says so.
+  const auto& c = doc["closest"];
+  CHECK(c["params"]["total"].get<double>() > 60e9);
+  CHECK(std::abs(c["params"]["budget_delta"].get<double>()) < 0.05 * 70e9);
+  CHECK(c["kv_cache"]["bytes_per_token"].get<double>() > 0);
+  CHECK(c["predicted"]["single_sequence"]["prefill_ms"].get<double>() > 0);
+  CHECK(c["predicted"]["basis"] == "uncalibrated roofline");
 }
 
 TEST_CASE("quality rules follow the published ablations", "[recommend][quality]") {

@@ -269,6 +269,12 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "tie_word_embeddings": "no"})") ==
         "c.json: tie_word_embeddings = \"no\": must be true or false");
   CHECK(err("[1, 2]") == "c.json = [1,2]: must be a JSON object");
+  CHECK(err(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 30, "intermediate_size": 11008,
+    "vocab_size": 32000, "hidden_size": 4096})").find(
+            "must divide hidden_size = 4096 when head_dim is not given") != std::string::npos);
+  // With head_dim given the heads need not divide hidden_size (as transformers accepts).
+  CHECK(err(R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 30, "num_key_value_heads": 10,
+    "head_dim": 128, "intermediate_size": 11008, "vocab_size": 32000, "hidden_size": 4096})") == "no error");
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "num_hidden_layers": 2147483648})") ==
         "c.json: num_hidden_layers = 2147483648: must be at most 100000");  // before a layer list is allocated
   // A value nested far deeper than any message shows is cut, not serialised whole (that recursed per
