@@ -36,6 +36,10 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
     default: break;
   }
   if (scale != 1) body.pop_back();
+  // Decimal only: strtod alone would also take leading spaces and hexadecimal ("0x10" = 16).
+  const bool decimal = !body.empty() && (std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.') &&
+                       body.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  if (!decimal) throw InputError(flag, text, "must be a count such as 125M, 7B or 1.5e9");
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(body.c_str(), &end);
@@ -167,6 +171,9 @@ Workload read_workload(const ParsedArgs& a, Workload w) {
   if (auto v = a.opt_int("prompt-len")) w.prompt_len = *v;
   if (auto v = a.opt_int("context")) w.context = *v;
   if (auto v = a.opt_int("tp")) w.tp = *v;
+  if (w.prompt_len > w.context)  // one sequence: its decode context holds its prompt
+    throw InputError("--prompt-len", std::to_string(w.prompt_len),
+                     "must not exceed --context = " + std::to_string(w.context) + " (the decode context includes the prompt)");
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
   return w;

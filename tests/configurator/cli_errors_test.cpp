@@ -52,6 +52,11 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   // The search's size grows with d_model: beyond the largest searched one it is refused, not run for minutes.
   expect_input_error({"recommend", "--params", "7B", "--d-model", "68719476736", "--layers", "1"},
                      "--d-model = 68719476736: must be at most 65536");
+  // Counts are decimal: no hexadecimal, no leading blanks.
+  expect_input_error({"recommend", "--params", "0x10"}, "--params = 0x10: must be a count such as 125M, 7B or 1.5e9");
+  expect_input_error({"recommend", "--params", " 7B"}, "--params =  7B: must be a count such as 125M, 7B or 1.5e9");
+  expect_input_error({"analyze", "--model", "gpt2", "--prompt-len", "9000", "--context", "100"},
+                     "--prompt-len = 9000: must not exceed --context = 100 (the decode context includes the prompt)");
   // Stray positional arguments are errors, not silently dropped.
   expect_input_error({"recommend", "--params", "7B", "8192"},
                      "recommend = (extra argument): takes no positional arguments; see mhacfg recommend --help");
