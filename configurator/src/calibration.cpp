@@ -89,7 +89,9 @@ std::vector<ClassError> validate_records(const Predictor& p, const std::vector<M
   std::map<std::string, std::int64_t> extrapolated;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const MeasurementRecord& r = measured[i];
-    if (!r.time_ms) throw InputError("--in record " + std::to_string(i + 1), "(no time_ms)", "validate needs measured records");
+    if (!r.time_ms)
+      throw InputError(r.where.empty() ? "--in record " + std::to_string(i + 1) : r.where, "(no time_ms)",
+                       "validate needs measured records");
     const Prediction pr = p.record(r);
     const double e = pr.time_ms / *r.time_ms - 1.0;
     for (const std::string& cls : {r.op_class(), std::string("all")}) {

@@ -20,6 +20,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
 
 namespace mhacfg {
 
@@ -77,7 +78,9 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
                                                const std::string& name, const kernels::BenchOptions& o) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::string why = unsupported_reason(d, in[i]);
-    if (!why.empty()) throw InputError(where(name, i), in[i].json.dump(), "no " + d.label + " kernel supports it: " + why);
+    if (!why.empty())
+      throw InputError(in[i].where.empty() ? where(name, i) : in[i].where, json_value_text(in[i].json),
+                       "no " + d.label + " kernel supports it: " + why);
   }
   const Progress progress;
   const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {

@@ -373,7 +373,9 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
   std::map<std::string, std::vector<const MeasurementRecord*>> by_class;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const MeasurementRecord& r = records[i];
-    if (!r.time_ms) throw InputError("record " + std::to_string(i + 1), "(no time_ms)", "calibration needs timed records");
+    if (!r.time_ms)
+      throw InputError(r.where.empty() ? "record " + std::to_string(i + 1) : r.where, "(no time_ms)",
+                       "calibration needs timed records");
     if (r.op == OpKind::attention_block) continue;  // composed from its ops, used for validation only
     by_class[r.op_class()].push_back(&r);
   }

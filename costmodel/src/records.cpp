@@ -146,6 +146,7 @@ std::vector<MeasurementRecord> read_records(std::istream& in, const std::string&
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = name + ":" + std::to_string(lineno);
     out.push_back(parse_record(parse_json(line, where), where));
+    out.back().where = where;
   }
   return out;
 }

@@ -156,6 +156,11 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
   CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");
+  // Blank lines count: the untimed record is named by its line, 3.
+  const std::string gap = write("gap.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3, \"time_ms\": 0.1}\n\n"
+                                             "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3}\n");
+  r = run({"validate", "--profile", "h100-sxm", "--in", gap});
+  CHECK(r.err == "mhacfg: error: " + gap + ":3 = (no time_ms): validate needs measured records\n");
   const std::string untimed = write("untimed.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3}\n");
   r = run({"calibrate", "--from", untimed, "--base", "h100-sxm", "--out", path("never.json")});
   CHECK(r.code == 2);

@@ -37,6 +37,7 @@ struct MeasurementRecord {
   std::string device;
   std::optional<double> time_ms;
   nlohmann::json json;  // the record as read (or as built), unknown fields preserved
+  std::string where;    // "file:line" when read from a file (error messages name it); empty when built
 
   // Op class used by the fitter and by validate: "attention/prefill", "attention/decode",
   // "attention/decode/mla", "gemm", "attention_block/prefill", "attention_block/decode".
