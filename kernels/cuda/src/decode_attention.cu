@@ -106,6 +106,19 @@ __device__ inline GridWarps grid_warps() {
 // merge_splits_by_row (lanes over the output dims) takes such grids.
 constexpr int kMergeBatch = 8;  // splits a lane loads before it uses any
 
+__device__ inline void scale(float4& a, float s) {
+  a.x *= s;
+  a.y *= s;
+  a.z *= s;
+  a.w *= s;
+}
+__device__ inline void add_scaled(float4& a, float w, const float4& v) {
+  a.x += w * v.x;
+  a.y += w * v.y;
+  a.z += w * v.z;
+  a.w += w * v.w;
+}
+
 template <int D>
 __device__ void merge_splits(const Args& a) {
   constexpr int kChunks = D / 4;  // float4 chunks of a row
@@ -138,19 +151,13 @@ __device__ void merge_splits(const Args& a) {
       if (m_new == -INFINITY) continue;  // only empty splits so far
       const float alpha = exp2f(mx - m_new);  // 0 while mx is -inf (sum and acc are 0 then)
       sum *= alpha;
-      acc.x *= alpha;
-      acc.y *= alpha;
-      acc.z *= alpha;
-      acc.w *= alpha;
+      scale(acc, alpha);
 #pragma unroll
       for (int j = 0; j < kMergeBatch; ++j) {
         const float w = exp2f(ls[j] - m_new);
         if (w > 0.f) {  // an empty split's partial was never written (it may hold NaN): never multiply it
           sum += w;
-          acc.x += w * p[j].x;
-          acc.y += w * p[j].y;
-          acc.z += w * p[j].z;
-          acc.w += w * p[j].w;
+          add_scaled(acc, w, p[j]);
         }
       }
       mx = m_new;
@@ -161,10 +168,7 @@ __device__ void merge_splits(const Args& a) {
     for (int o = 16; o > 0; o >>= 1) wmx = fmaxf(wmx, __shfl_xor_sync(0xffffffffu, wmx, o));
     const float f = mx == -INFINITY ? 0.f : exp2f(mx - wmx);
     sum *= f;
-    acc.x *= f;
-    acc.y *= f;
-    acc.z *= f;
-    acc.w *= f;
+    scale(acc, f);
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
       sum += __shfl_xor_sync(0xffffffffu, sum, o);
@@ -227,12 +231,7 @@ __device__ void merge_splits_by_row(const Args& a) {
         if (w > 0.f) {  // an empty split's partial was never written (it may hold NaN): never multiply it
           sum += w;
 #pragma unroll
-          for (int j = 0; j < kPerLane; ++j) {
-            acc[j].x += w * p[s][j].x;
-            acc[j].y += w * p[s][j].y;
-            acc[j].z += w * p[s][j].z;
-            acc[j].w += w * p[s][j].w;
-          }
+          for (int j = 0; j < kPerLane; ++j) add_scaled(acc[j], w, p[s][j]);
         }
       }
     }
