@@ -168,12 +168,16 @@ void add_workload_options(po::options_description& d, const Workload& w) {
 
 Workload read_workload(const ParsedArgs& a, Workload w) {
   if (auto v = a.opt_int("batch")) w.batch = *v;
-  if (auto v = a.opt_int("prompt-len")) w.prompt_len = *v;
+  const auto prompt = a.opt_int("prompt-len");
+  if (prompt) w.prompt_len = *prompt;
   if (auto v = a.opt_int("context")) w.context = *v;
   if (auto v = a.opt_int("tp")) w.tp = *v;
-  if (w.prompt_len > w.context)  // one sequence: its decode context holds its prompt
+  // One sequence: its decode context holds its prompt. A default prompt shortens to a short context.
+  if (w.prompt_len > w.context && !prompt) w.prompt_len = w.context;
+  if (w.prompt_len > w.context)
     throw InputError("--prompt-len", std::to_string(w.prompt_len),
-                     "must not exceed --context = " + std::to_string(w.context) + " (the decode context includes the prompt)");
+                     "must not exceed --context = " + std::to_string(w.context) +
+                         (a.has("context") ? "" : " (the default)") + " (the decode context includes the prompt)");
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
   return w;

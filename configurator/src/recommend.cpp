@@ -121,6 +121,25 @@ void count_and_predict(const Context& ctx, Candidate& c) {
   c.single = predict_model(c.spec, one, ctx.predictor);
 }
 
+// The closest candidate of an infeasible search, rejected before evaluate() counted it: its risk,
+// memory, counts and predictions, all at one batch (the asked one, or 1 when the asked one's counts
+// overflow 64 bits), so its report is consistent.
+void complete_closest(const Context& ctx, Candidate& c) {
+  const RecommendOptions& o = ctx.o;
+  c.risk = assess_quality(c.spec.attention);
+  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+  c.weights_bytes_per_gpu = double(count_params(c.spec).total) * dtype_bits(o.weight_dtype) / 8.0 / double(o.tp);
+  c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
+  try {
+    count_and_predict(ctx, c);
+  } catch (const InputError&) {
+    c.batch = 1;
+    count_and_predict(ctx, c);
+  }
+  c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
+  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+}
+
 // Sets the FFN width so the whole model meets the budget; false when attention alone exceeds it.
 bool fit_budget(ModelSpec& m, std::int64_t budget) {
   m.ffn.ffn_dim = 0;
@@ -383,15 +402,7 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
       r.closest = rejected.front().first;
       r.closest_miss = rejected.front().second;
     }
-    if (r.closest && r.closest->counts.params.total == 0) {  // rejected before it was counted
-      r.closest->risk = assess_quality(r.closest->spec.attention);
-      try {
-        count_and_predict(ctx, *r.closest);
-      } catch (const InputError&) {  // the asked batch's counts overflow 64 bits: report one sequence's
-        r.closest->batch = 1;
-        count_and_predict(ctx, *r.closest);
-      }
-    }
+    if (r.closest && r.closest->counts.params.total == 0) complete_closest(ctx, *r.closest);
     explain(r, feasible, feasible, rejected);
     return r;
   }

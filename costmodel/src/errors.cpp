@@ -4,14 +4,10 @@
 
 namespace mhacfg {
 
-std::string shown_value(const std::string& value) {
+std::string escaped(const std::string& text) {
   std::string out;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    if (out.size() >= kShownValueChars) {
-      out += "... (" + std::to_string(value.size()) + " bytes)";
-      break;
-    }
-    const unsigned char c = static_cast<unsigned char>(value[i]);
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
@@ -21,10 +17,17 @@ std::string shown_value(const std::string& value) {
       out += hex[c >> 4];
       out += hex[c & 15];
     } else {
-      out += static_cast<char>(c);
+      out += ch;
     }
   }
   return out;
+}
+
+std::string shown_value(const std::string& value) {
+  if (value.size() <= kShownValueChars) return escaped(value);
+  std::size_t cut = kShownValueChars;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return escaped(value.substr(0, cut)) + "... (" + std::to_string(value.size()) + " bytes)";
 }
 
 void invariant_failed(const char* expr, const char* file, int line, const std::string& what) {

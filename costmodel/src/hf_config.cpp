@@ -55,8 +55,10 @@ struct FamilyDefaults {
 };
 
 // The common decoder layout: hidden_size, num_hidden_layers, num_attention_heads,
-// num_key_value_heads (missing: the class default, e.g. MistralConfig's 8; null: MHA, as every class's
-// "backward compatibility" branch does), head_dim (default hidden_size / heads), intermediate_size,
+// num_key_value_heads (missing: the class default, e.g. MistralConfig's 8; null: MHA, as the
+// "backward compatibility" branches of the Llama, Mistral, Mixtral, Qwen and Phi-3 classes do; Gemma2's
+// class has no such branch and mhacfg reads null as MHA there too), head_dim (default hidden_size /
+// heads), intermediate_size,
 // RMSNorm twice per layer and a final norm, gated FFN.
 void parse_llama_like(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
   m.d_model = f.require_int("hidden_size");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,8 +40,11 @@ nlohmann::json parse_json(const std::string& text, const std::string& field) {
   if (nul != std::string::npos)
     throw InputError(field, "(not JSON text)", "NUL byte at byte " + std::to_string(nul + 1));
   try {
-    return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > kMaxJsonDepth) throw TooDeep{};
+    using Event = nlohmann::json::parse_event_t;
+    return nlohmann::json::parse(text, [](int depth, Event event, nlohmann::json&) {
+      // A container's start event carries its parent's depth: entering it makes depth + 1 levels.
+      const bool opens = event == Event::object_start || event == Event::array_start;
+      if (depth + (opens ? 1 : 0) > kMaxJsonDepth) throw TooDeep{};
       return true;
     });
   } catch (const TooDeep&) {
@@ -53,35 +57,40 @@ nlohmann::json parse_json(const std::string& text, const std::string& field) {
   }
 }
 
-void check_output_path(const std::string& path, const std::string& field) {
-  struct stat st {};
-  if (path.empty()) throw InputError(field, "(empty)", "needs a file path");
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(field, path, "is a directory");
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (::stat(dir.c_str(), &st) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
-  if (!S_ISDIR(st.st_mode)) throw InputError(field, path, "cannot write: " + dir + " is not a folder");
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
-}
-
 namespace {
 
-// Where a write to `requested` goes: the path to replace atomically, or a device or pipe to write
-// through. Throws InputError for folders, dangling links and other kinds of file.
+// Where a write to `requested` goes: the path to replace atomically, or a device, pipe or this
+// process's own standard output to write through. Throws InputError for folders, dangling links and
+// other kinds of file.
 struct Target {
   std::string requested, path;
   bool direct = false;
+  bool exists = false;
+  mode_t mode = 0;  // an existing file's permissions, kept by its replacement
 };
 
+// True when `st` is the file behind this process's stdout or stderr (`--out /dev/stdout > log`):
+// replacing it would unlink the file the shell opened and lose what was in it.
+bool is_own_output(const struct stat& st) {
+  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat o {};
+    if (::fstat(fd, &o) == 0 && o.st_dev == st.st_dev && o.st_ino == st.st_ino) return true;
+  }
+  return false;
+}
+
 Target resolve_target(const std::string& requested, const std::string& field) {
-  Target t{requested, requested, false};
+  if (requested.empty()) throw InputError(field, "(empty)", "needs a file path");
+  Target t{requested, requested};
   struct stat st {};
   if (::lstat(requested.c_str(), &st) != 0) return t;  // a new file
   const bool link = S_ISLNK(st.st_mode);
   if (::stat(requested.c_str(), &st) != 0) throw InputError(field, requested, "cannot write: the link's target: " + errno_text());
   if (S_ISDIR(st.st_mode)) throw InputError(field, requested, "is a directory");
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {  // /dev/null, /dev/stdout, a pipe
-    t.direct = true;
+  t.exists = true;
+  t.mode = st.st_mode & 07777;
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || is_own_output(st)) {
+    t.direct = true;  // /dev/null, a pipe, the terminal, or the file stdout is redirected to
     return t;
   }
   if (!S_ISREG(st.st_mode)) throw InputError(field, requested, "is not a regular file");
@@ -94,16 +103,71 @@ Target resolve_target(const std::string& requested, const std::string& field) {
   return t;
 }
 
-void write_whole(const std::string& path, const std::string& content, std::ios::openmode mode, const Target& t,
-                 const std::string& field) {
-  std::ofstream out(path, std::ios::binary | mode);
-  if (!out) throw InputError(field, t.requested, "cannot write: " + errno_text());
-  out << content;
-  out.flush();
-  if (!out) throw InputError(field, t.requested, "error while writing");
+std::string folder_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void write_fd(int fd, const std::string& content, const Target& t, const std::string& field) {
+  for (std::size_t done = 0; done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError(field, t.requested, "error while writing: " + errno_text());
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Writes through (appending: a redirect's earlier contents stay).
+void write_direct(const Target& t, const std::string& content, const std::string& field) {
+  const int fd = ::open(t.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
+  try {
+    write_fd(fd, content, t, field);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+// A new file with a unique name beside the target (mkstemp: never an existing file or a planted
+// link), holding `content` with the target's permissions (new targets: 0666 less the umask).
+std::string write_temp(const Target& t, const std::string& content, const std::string& field) {
+  std::string name = t.path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
+  mode_t mode = t.mode;
+  if (!t.exists) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  try {
+    if (::fchmod(fd, mode) != 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
+    write_fd(fd, content, t, field);
+  } catch (...) {
+    ::close(fd);
+    std::remove(name.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
+    std::remove(name.c_str());
+    throw InputError(field, t.requested, "error while writing: " + errno_text());
+  }
+  return name;
 }
 
 }  // namespace
+
+void check_output_path(const std::string& path, const std::string& field) {
+  const Target t = resolve_target(path, field);
+  if (t.direct) return;
+  struct stat st {};
+  const std::string dir = folder_of(t.path);
+  if (::stat(dir.c_str(), &st) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
+  if (!S_ISDIR(st.st_mode)) throw InputError(field, path, "cannot write: " + dir + " is not a folder");
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
+}
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files, const std::string& field) {
   std::vector<Target> targets;
@@ -111,31 +175,24 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
   // Every new file complete beside its target before any target is touched.
   std::vector<std::string> temps(files.size());
   auto remove_temps = [&] {
-    for (const auto& tmp : temps)
+    for (auto& tmp : temps)
       if (!tmp.empty()) std::remove(tmp.c_str());
   };
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (targets[i].direct) continue;
-    const std::string tmp = targets[i].path + ".tmp." + std::to_string(::getpid());
-    try {
-      temps[i] = tmp;
-      write_whole(tmp, files[i].second, std::ios::trunc, targets[i], field);
-    } catch (...) {
-      remove_temps();
-      throw;
+  try {
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (!targets[i].direct) temps[i] = write_temp(targets[i], files[i].second, field);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (targets[i].direct) {
+        write_direct(targets[i], files[i].second, field);
+        continue;
+      }
+      if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0)
+        throw InputError(field, targets[i].requested, "cannot replace: " + errno_text());
+      temps[i].clear();
     }
-  }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (targets[i].direct) {
-      write_whole(targets[i].path, files[i].second, std::ios::out, targets[i], field);
-      continue;
-    }
-    if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0) {
-      const std::string why = errno_text();
-      remove_temps();
-      throw InputError(field, targets[i].requested, "cannot replace: " + why);
-    }
-    temps[i].clear();
+  } catch (...) {
+    remove_temps();
+    throw;
   }
 }
 

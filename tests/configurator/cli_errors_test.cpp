@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_test_util.hpp"
 
 namespace {
@@ -57,6 +59,10 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   expect_input_error({"recommend", "--params", " 7B"}, "--params =  7B: must be a count such as 125M, 7B or 1.5e9");
   expect_input_error({"analyze", "--model", "gpt2", "--prompt-len", "9000", "--context", "100"},
                      "--prompt-len = 9000: must not exceed --context = 100 (the decode context includes the prompt)");
+  // A context shorter than the default prompt (2048) shortens the prompt: GPT-2 at its own 1024.
+  const CliResult short_ctx = run({"analyze", "--model", "gpt2", "--context", "1024", "--format", "json"});
+  CHECK(short_ctx.code == 0);
+  CHECK(nlohmann::json::parse(short_ctx.out)["workload"]["prompt_len"] == 1024);
   // Stray positional arguments are errors, not silently dropped.
   expect_input_error({"recommend", "--params", "7B", "8192"},
                      "recommend = (extra argument): takes no positional arguments; see mhacfg recommend --help");

@@ -132,6 +132,16 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
   CHECK(c["kv_cache"]["bytes_per_token"].get<double>() > 0);
   CHECK(c["predicted"]["single_sequence"]["prefill_ms"].get<double>() > 0);
   CHECK(c["predicted"]["basis"] == "uncalibrated roofline");
+  // A batch whose counts overflow 64 bits: the closest candidate is reported at one sequence, its
+  // memory at that same batch.
+  const CliResult huge = run({"recommend", "--params", "7B", "--batch", "4000000000", "--format", "json"});
+  CHECK(huge.code == 1);
+  const auto h = nlohmann::json::parse(huge.out)["closest"];
+  CHECK(h["batch"] == 1);
+  const auto& mem = h["memory"];
+  CHECK(mem["total_bytes_per_gpu"].get<double>() ==
+        Approx(mem["weights_bytes_per_gpu"].get<double>() + mem["kv_bytes_per_gpu"].get<double>()));
+  CHECK(mem["kv_bytes_per_gpu"].get<double>() == h["kv_cache"]["bytes_per_sequence_per_gpu"].get<double>());
 }
 
 TEST_CASE("quality rules follow the published ablations", "[recommend][quality]") {

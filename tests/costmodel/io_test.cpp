@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,7 +47,11 @@ TEST_CASE("parse_json refuses what would crash or mislead later, naming the fiel
   CHECK(parse_json(R"({"a": [1, {"b": 2}]})", "f")["a"][1]["b"] == 2);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   CHECK(input_error([&] { parse_json(deep, "f.json"); }) == "f.json = (JSON nested too deep): more than 64 levels");
+  // At most 64 nested containers, however the innermost is filled.
   CHECK(input_error([&] { parse_json(std::string(64, '[') + std::string(64, ']'), "f"); }) == "no error");
+  CHECK(input_error([&] { parse_json(std::string(64, '[') + "1" + std::string(64, ']'), "f"); }) == "no error");
+  CHECK(input_error([&] { parse_json(std::string(65, '[') + std::string(65, ']'), "f"); }) != "no error");
+  CHECK(input_error([&] { parse_json(std::string(64, '[') + "{}" + std::string(64, ']'), "f"); }) != "no error");
   CHECK(input_error([&] { parse_json(R"({"x": 1e400})", "f.json"); }) ==
         "f.json = (JSON number): a number is out of the range of a double (e.g. 1e400)");
   CHECK(input_error([&] { parse_json(std::string("{}\0garbage", 10), "f.json"); }) ==
@@ -59,6 +64,11 @@ TEST_CASE("error values stay on one line and short", "[io][errors]") {
   CHECK(std::string(InputError("k", std::string("a\x01", 2), "bad").what()) == "k = a\\x01: bad");
   const std::string shown = InputError("--target", std::string(100000, 'a'), "unknown").what();
   CHECK(shown == "--target = " + std::string(kShownValueChars, 'a') + "... (100000 bytes): unknown");
+  // Field names (long paths, file:line) are never cut; a cut value never splits a UTF-8 character.
+  const std::string field = "/" + std::string(200, 'd') + "/config.json: num_attention_heads";
+  CHECK(std::string(InputError(field, "30", "bad").what()) == field + " = 30: bad");
+  const std::string utf = std::string(kShownValueChars - 1, 'a') + "\xc3\xa9tail";  // é straddles the cut
+  CHECK(shown_value(utf) == std::string(kShownValueChars - 1, 'a') + "... (" + std::to_string(utf.size()) + " bytes)");
 }
 
 TEST_CASE("write_file_atomic replaces files whole, writes through devices and links, refuses folders", "[io]") {
@@ -109,9 +119,33 @@ TEST_CASE("write_files_atomic leaves the old set whole when one target cannot be
   CHECK(std::system(("test -z \"$(ls '" + d.path + "' | grep tmp)\"").c_str()) == 0);
 }
 
+TEST_CASE("a file this process's stdout is redirected to is appended to, not replaced", "[io]") {
+  TempDir d;
+  const std::string log = d / "log.txt";
+  write_file_atomic(log, "earlier\n");
+  // stdout redirected to the file (as `mhacfg ... --out /dev/stdout >> log.txt` would have it).
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+  REQUIRE(fd >= 0);
+  ::dup2(fd, STDOUT_FILENO);
+  ::close(fd);
+  std::string error;
+  try {
+    write_file_atomic("/dev/stdout", "profile\n");
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  CHECK(error.empty());
+  CHECK(slurp(log) == "earlier\nprofile\n");
+}
+
 TEST_CASE("check_output_path fails before any work on paths that cannot be written", "[io][errors]") {
   TempDir d;
   check_output_path(d / "new.json", "--out");  // a new file in an existing folder
+  check_output_path("/dev/null", "--out");      // written through: its folder needs no write permission
   CHECK(input_error([&] { check_output_path(d / "nodir/p.json", "--out"); }) ==
         "--out = " + (d / "nodir/p.json") + ": cannot write: folder " + (d / "nodir") + ": No such file or directory");
   CHECK(input_error([&] { check_output_path(d.path, "--save-measurements"); }) ==

@@ -19,7 +19,7 @@
 // fraction of the SM. One kernel then serves MHA, GQA and MQA.
 //
 // Resources (ptxas, sm_90a, nvcc 13.0.88): 100/161/254 registers for head_dim 64/128/256 with one
-// m-tile, 120-181 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
+// m-tile, 120-181 at head_dim 64/128 and 254 at 256 with two or four, no spills; 66/100/200 KiB of shared memory (+8 KiB per extra
 // m-tile), so 3/2/1 blocks per SM.
 //
 // Measured on the H200 (2026-11-30, L2 flushed, median of 3 allocations x 20 calls; NOTES.md):

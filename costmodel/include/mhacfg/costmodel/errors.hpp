@@ -16,8 +16,11 @@ enum ExitCode : int {
   kExitRuntime = 3,  // runtime or device failure
 };
 
-// A value as an error message shows it: control characters escaped (\n, \t, \xNN) so the message
-// stays one line, and anything past kShownValueChars cut with its full length stated.
+// Text as an error message shows it: control characters escaped (\n, \t, \xNN) so the message stays
+// one line.
+std::string escaped(const std::string& text);
+// A value as an error message shows it: escaped, and past kShownValueChars cut (at a character
+// boundary) with its full length stated. Field names (paths, file:line, keys) are escaped, never cut.
 constexpr std::size_t kShownValueChars = 120;
 std::string shown_value(const std::string& value);
 
@@ -27,7 +30,7 @@ class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
   InputError(const std::string& field, const std::string& value, const std::string& reason)
-      : std::runtime_error(shown_value(field) + " = " + shown_value(value) + ": " + reason) {}
+      : std::runtime_error(escaped(field) + " = " + shown_value(value) + ": " + reason) {}
 };
 
 // The search found nothing that satisfies the constraints.
