@@ -56,6 +56,19 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     std::vector<std::string> names;
     for (const auto& c : commands()) names.emplace_back(c.name);
     throw InputError("command", args[0], "unknown command" + suggestion_suffix(args[0], names));
+  } catch (const OverflowError& e) {
+    // Name the sizes the user gave, which together made the count too large.
+    std::string given;
+    for (std::size_t i = 1; i < args.size(); ++i)
+      for (const std::string flag : {"--params", "--d-model", "--layers", "--vocab", "--batch", "--seq", "--context", "--prompt-len"}) {
+        std::string value;
+        if (args[i] == flag && i + 1 < args.size()) value = args[i + 1];
+        else if (args[i].rfind(flag + "=", 0) == 0) value = args[i].substr(flag.size() + 1);
+        else continue;
+        given += (given.empty() ? "" : ", ") + flag + " " + shown_value(value);
+      }
+    err << "mhacfg: error: " << e.what() << (given.empty() ? "" : " (" + given + ")") << "\n";
+    return kExitInvalidInput;
   } catch (const InputError& e) {
     err << "mhacfg: error: " << e.what() << "\n";
     return kExitInvalidInput;

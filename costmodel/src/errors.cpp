@@ -36,7 +36,7 @@ void invariant_failed(const char* expr, const char* file, int line, const std::s
 }
 
 void throw_overflow(const char* quantity) {
-  throw InputError(std::string(quantity) + " would overflow a 64-bit count; the inputs are too large");
+  throw OverflowError(std::string(quantity) + " would overflow a 64-bit count; the inputs are too large");
 }
 
 }  // namespace mhacfg

@@ -72,6 +72,11 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("would overflow a 64-bit count") != std::string::npos);
+  CHECK(r.err.find("(--batch 4000000000, --context 4000000000)") != std::string::npos);  // the sizes given
+  const CliResult seq = run({"recommend", "--params", "7B", "--seq=99999999999999"});
+  CHECK(seq.code == 2);
+  CHECK(seq.err.find("would overflow a 64-bit count; the inputs are too large (--params 7B, --seq 99999999999999)") !=
+        std::string::npos);
 }
 
 TEST_CASE("heads that do not divide and inconsistent variants", "[cli][errors]") {

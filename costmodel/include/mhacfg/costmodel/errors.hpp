@@ -33,6 +33,13 @@ class InputError : public std::runtime_error {
       : std::runtime_error(escaped(field) + " = " + shown_value(value) + ": " + reason) {}
 };
 
+// A count that would not fit 64 bits: inputs too large together (e.g. batch x context x bytes per
+// token). The library names the quantity; the CLI adds the size flags the user gave.
+class OverflowError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // The search found nothing that satisfies the constraints.
 class InfeasibleError : public std::runtime_error {
  public:
