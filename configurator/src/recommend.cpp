@@ -108,36 +108,42 @@ struct Context {
 };
 
 
-// Counts and predictions of `c` at its batch (at least 1) and at batch 1. evaluate() makes them for
-// every candidate that fits; the closest candidate of an infeasible search gets them afterwards, so its
-// report shows its real sizes and times rather than zeros.
-void count_and_predict(const Context& ctx, Candidate& c) {
+// Counts and predictions of `c` at its batch (at least 1) and at batch 1, over `tp` GPUs. evaluate()
+// makes them for every candidate that fits (at --tp); the closest candidate of an infeasible search
+// gets them afterwards, so its report shows its real sizes and times rather than zeros.
+void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
   const RecommendOptions& o = ctx.o;
   c.batch = std::max<std::int64_t>(1, c.batch);
-  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
-  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
+  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
   c.counts = count_model(c.spec, at);
   c.at_batch = predict_model(c.spec, at, ctx.predictor);
   c.single = predict_model(c.spec, one, ctx.predictor);
 }
 
 // The closest candidate of an infeasible search, rejected before evaluate() counted it: its risk,
-// memory, counts and predictions, all at one batch (the asked one, or 1 when the asked one's counts
-// overflow 64 bits), so its report is consistent.
+// memory, counts and predictions, all at one batch and one tensor-parallel degree, so its report is
+// consistent. The asked batch and --tp where they can be counted; batch 1 when the asked batch's counts
+// overflow 64 bits; one GPU when its heads do not divide over --tp (the reason it was rejected).
 void complete_closest(const Context& ctx, Candidate& c) {
   const RecommendOptions& o = ctx.o;
   c.risk = assess_quality(c.spec.attention);
-  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
-  c.weights_bytes_per_gpu = double(count_params(c.spec).total) * dtype_bits(o.weight_dtype) / 8.0 / double(o.tp);
-  c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
-  try {
-    count_and_predict(ctx, c);
-  } catch (const InputError&) {
-    c.batch = 1;
-    count_and_predict(ctx, c);
-  }
-  c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
-  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+  const std::int64_t asked_batch = c.batch;
+  for (const std::int64_t tp : {o.tp, std::int64_t{1}})
+    for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
+      try {
+        c.batch = batch;
+        const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
+        c.weights_bytes_per_gpu = double(count_params(c.spec).total) * dtype_bits(o.weight_dtype) / 8.0 / double(tp);
+        c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
+        count_and_predict(ctx, c, tp);
+        c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
+        c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+        return;
+      } catch (const InputError&) {
+        if (tp == 1 && batch == 1) throw;
+      }
+    }
 }
 
 // Sets the FFN width so the whole model meets the budget; false when attention alone exceeds it.
@@ -240,7 +246,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec) {
     c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(o.tp));
   c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
 
-  count_and_predict(ctx, c);
+  count_and_predict(ctx, c, o.tp);
   if (c.risk.level > max_risk(o.quality))
     return reject("quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
                   std::string(to_string(o.quality)) + ": " + c.risk.reason);

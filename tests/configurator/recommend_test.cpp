@@ -132,6 +132,13 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
   CHECK(c["kv_cache"]["bytes_per_token"].get<double>() > 0);
   CHECK(c["predicted"]["single_sequence"]["prefill_ms"].get<double>() > 0);
   CHECK(c["predicted"]["basis"] == "uncalibrated roofline");
+  // Heads that divide over no candidate's tp: still infeasible (exit 1) with the closest candidate,
+  // counted on one GPU (its counts under --tp 64 do not exist).
+  const CliResult tp = run({"recommend", "--d-model", "768", "--layers", "12", "--tp", "64", "--format", "json"});
+  CHECK(tp.code == 1);
+  const auto t = nlohmann::json::parse(tp.out)["closest"];
+  CHECK(t["miss"].get<std::string>().find("do not divide over tp 64") != std::string::npos);
+  CHECK(t["params"]["total"].get<double>() > 1e8);
   // A batch whose counts overflow 64 bits: the closest candidate is reported at one sequence, its
   // memory at that same batch.
   const CliResult huge = run({"recommend", "--params", "7B", "--batch", "4000000000", "--format", "json"});
