@@ -121,6 +121,11 @@ std::size_t split_workspace_bytes(std::int64_t batch, std::int64_t num_heads, st
   return align_up(rows * static_cast<std::size_t>(v_dim) * sizeof(float), 256) + align_up(rows * sizeof(float), 256);
 }
 
+void require_workspace(const void* workspace, std::size_t bytes, std::size_t needed, const char* what) {
+  if (needed > 0 && (!workspace || bytes < needed || reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0))
+    throw InputError(what, std::to_string(bytes) + " bytes", "needs " + std::to_string(needed) + " bytes, 256-byte aligned");
+}
+
 SplitWorkspace split_workspace(void* base, std::int64_t batch, std::int64_t num_heads, std::int64_t num_splits,
                                std::int64_t v_dim) {
   const std::size_t rows = static_cast<std::size_t>(batch * num_heads * num_splits);

@@ -36,6 +36,10 @@ std::size_t split_workspace_bytes(std::int64_t batch, std::int64_t num_heads, st
 SplitWorkspace split_workspace(void* base, std::int64_t batch, std::int64_t num_heads, std::int64_t num_splits,
                                std::int64_t v_dim);
 
+// Throws InputError naming `what` unless `workspace` holds `needed` bytes, 256-byte aligned (nothing
+// is needed when `needed` is 0).
+void require_workspace(const void* workspace, std::size_t bytes, std::size_t needed, const char* what);
+
 // o[b, h, :] (bf16, o + b * o_batch_stride + h * v_dim) from the partials. Launched with
 // programmatic dependent launch so its launch overlaps the tail of the split kernel before it.
 void launch_combine(const SplitWorkspace& ws, Bf16* o, std::int64_t o_batch_stride, int batch, int num_heads,

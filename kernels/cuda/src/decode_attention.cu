@@ -636,10 +636,7 @@ Plan plan(const Params& p) {
 void run(const Params& p, Stream stream) {
   check_args(p);
   const Plan pl = plan(p);
-  if (pl.workspace_bytes > 0 && (!p.workspace || p.workspace_bytes < pl.workspace_bytes ||
-                                 reinterpret_cast<std::uintptr_t>(p.workspace) % 256 != 0))
-    throw InputError("decode attention workspace", std::to_string(p.workspace_bytes) + " bytes",
-                     "needs " + std::to_string(pl.workspace_bytes) + " bytes, 256-byte aligned");
+  detail::require_workspace(p.workspace, p.workspace_bytes, pl.workspace_bytes, "decode attention workspace");
   Args a{};
   a.q = reinterpret_cast<const bf16*>(p.q);
   a.k = reinterpret_cast<const bf16*>(p.k);

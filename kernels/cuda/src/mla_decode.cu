@@ -335,10 +335,7 @@ void run(const Params& p, Stream stream) {
     throw InputError("MLA decode", "stride", "strides must be multiples of 8 elements (16 bytes)");
   if (!(p.softmax_scale > 0.f)) throw InputError("MLA decode", std::to_string(p.softmax_scale), "softmax_scale must be positive");
   const Plan pl = plan(p);
-  if (pl.workspace_bytes > 0 && (!p.workspace || p.workspace_bytes < pl.workspace_bytes ||
-                                 reinterpret_cast<std::uintptr_t>(p.workspace) % 256 != 0))
-    throw InputError("MLA decode workspace", std::to_string(p.workspace_bytes) + " bytes",
-                     "needs " + std::to_string(pl.workspace_bytes) + " bytes, 256-byte aligned");
+  detail::require_workspace(p.workspace, p.workspace_bytes, pl.workspace_bytes, "MLA decode workspace");
 
   Args a{};
   a.q = reinterpret_cast<const bf16*>(p.q);
