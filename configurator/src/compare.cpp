@@ -35,7 +35,7 @@ ModelSpec resolve_model_argument(const std::string& arg) {
   }
   struct stat st {};
   if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json") ||
-      ::stat(arg.c_str(), &st) == 0)
+      (::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)))  // a folder named like a preset does not hide it
     return load_hf_config(arg);
   return load_model_preset(arg);
 }

@@ -21,7 +21,9 @@ Profile load_profile(const std::string& name_or_path, const std::string& field) 
   struct stat st {};
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  if (looks_like_path || ::stat(name_or_path.c_str(), &st) == 0) {
+  // A bare name is a file only when a regular file of that name is here (a report folder named
+  // h100-sxm must not hide the shipped profile).
+  if (looks_like_path || (::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode))) {
     const std::string text = read_file(name_or_path, field);
     return profile_from_json(parse_json(text, field + " " + name_or_path), name_or_path);
   }

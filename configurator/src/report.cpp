@@ -40,7 +40,8 @@ std::string fmt_int(std::int64_t v) {
 
 std::string fmt_fixed(double v, int decimals) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  // Beyond 1e15 fixed notation is unreadable (and past 1e63 would not fit): scientific instead.
+  std::snprintf(buf, sizeof buf, std::fabs(v) < 1e15 ? "%.*f" : "%.*e", decimals, v);
   return buf;
 }
 

@@ -43,6 +43,10 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op,
   const OpFit& fit = it->second;
   p.calibrated = true;
   p.time_ms = predict_seconds(fit.model, f) * 1e3;
+  // Values that load can still combine into nonsense (a 1e300 half-point): never print it as a time.
+  if (!std::isfinite(p.time_ms) || p.time_ms < 0)
+    throw InputError("--profile " + profile_.name, "fits." + op_class,
+                     "its fitted model predicts a non-finite time (" + std::to_string(p.time_ms) + " ms): refit the profile");
   for (const auto& [name, value] : point) {
     const auto r = fit.range.find(name);
     if (r != fit.range.end() && (value < r->second.first || value > r->second.second)) p.extrapolated = true;

@@ -7,9 +7,15 @@
 namespace mhacfg {
 
 double Profile::peak_flop_per_s(DType compute) const {
-  auto it = spec.peak_flop_per_s.find(std::string(to_string(compute)));
-  if (it == spec.peak_flop_per_s.end()) it = spec.peak_flop_per_s.find("bf16");
-  return it == spec.peak_flop_per_s.end() ? 0.0 : it->second;
+  for (const std::string dtype : {std::string(to_string(compute)), std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
+    const auto it = spec.peak_flop_per_s.find(dtype);
+    if (it != spec.peak_flop_per_s.end()) return it->second;
+  }
+  // None of those listed: the lowest listed peak (never 0, which would make compute free).
+  double lowest = 0;
+  for (const auto& [dtype, peak] : spec.peak_flop_per_s)
+    if (peak > 0 && (lowest == 0 || peak < lowest)) lowest = peak;
+  return lowest;
 }
 
 namespace {

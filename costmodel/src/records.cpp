@@ -100,7 +100,9 @@ MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where
   r.backend = f.optional_string("backend").value_or("");
   r.device = f.optional_string("device").value_or("");
   if (auto t = f.optional_number("time_ms")) {
-    if (*t <= 0) throw InputError(f.name("time_ms"), json_value_text(j.at("time_ms")), "must be positive");
+    // No kernel call takes less than a nanosecond, nor more than a day: such times are typos or units.
+    if (!(*t >= 1e-6 && *t <= 8.64e7))
+      throw InputError(f.name("time_ms"), json_value_text(j.at("time_ms")), "must be between 1e-6 (1 ns) and 8.64e7 (a day)");
     r.time_ms = *t;
   }
   r.json = j;

@@ -221,6 +221,22 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.skinny_rate = get("skinny_rate");
   m.widen_rate = get("widen_rate");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
+  // Rates are 0 (the term is unused) or at least 1e3 per second: smaller ones turned predictions into
+  // inf or NaN. Exponents stay within what a fit produces.
+  for (const char* key : {"peak_flop_per_s", "bw_bytes_per_s", "cache_bw_bytes_per_s", "softmax_rate", "load_rate",
+                          "tile_rate", "skinny_rate", "widen_rate"}) {
+    const double v = f.optional_number(key).value_or(0.0);
+    if (v != 0 && v < 1e3) throw InputError(f.name(key), json_value_text(j.at(key)), "must be 0 (unused) or at least 1e3 per second");
+  }
+  for (const char* key : {"stream_exponent", "combine_excess"}) {
+    const double v = f.optional_number(key).value_or(0.0);
+    if (v > 64) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 64");
+  }
+  // Half-points and slot counts are counts of units, rows, dims or slots: a fit never leaves 1e9.
+  for (const char* key : {"half_streams", "rows_half", "head_dim_scale", "slots", "row_block"}) {
+    const double v = f.optional_number(key).value_or(0.0);
+    if (v > 1e9) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 1e9");
+  }
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)
     throw InputError(f.name("peak_flop_per_s"), "0", "a model needs peak_flop_per_s or bw_bytes_per_s");

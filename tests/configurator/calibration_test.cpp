@@ -217,6 +217,32 @@ TEST_CASE("calibrate writes no profile that would not load back", "[calibration]
   CHECK(content == "{\"precious\": true}\n");
 }
 
+TEST_CASE("a profile without the work's dtype uses its nearest listed peak, never none", "[calibration][profile]") {
+  // The CPU profile lists fp32 only (its kernels widen bf16): a bf16 MLA prefill, predicted by the
+  // roofline (the profile has no MLA-prefill fit), costs the same compute as in fp32, not nothing.
+  const std::string rec = "{\"op\": \"attention\", \"phase\": \"prefill\", \"batch\": 1, \"q_len\": 4096, "
+                          "\"kv_len\": 4096, \"num_q_heads\": 32, \"num_kv_heads\": 1, \"kv_lora_rank\": 512, "
+                          "\"rope_head_dim\": 64, \"dtype\": \"DT\"}\n";
+  auto predicted = [&](const std::string& dtype) {
+    std::string text = rec;
+    text.replace(text.find("DT"), 2, dtype);
+    const CliResult r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", write("mla-" + dtype + ".jsonl", text)});
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["predicted_ms"].get<double>();
+  };
+  const double bf16 = predicted("bf16"), fp32 = predicted("fp32");
+  CHECK(bf16 > 0.5 * fp32);  // compute-bound: bf16 halves only the bytes (was 12.95 ms against 3907)
+  const mhacfg::Profile cpu = mhacfg::load_profile("cpu-xeon-2vcpu", "--target");
+  CHECK(cpu.peak_flop_per_s(mhacfg::DType::bf16) == cpu.peak_flop_per_s(mhacfg::DType::fp32));
+}
+
+TEST_CASE("measured times outside a nanosecond to a day are input errors", "[calibration][errors]") {
+  const std::string tiny = write("tiny-time.jsonl", "{\"op\": \"gemm\", \"m\": 64, \"n\": 64, \"k\": 64, \"time_ms\": 1e-300}\n");
+  const CliResult r = run({"validate", "--profile", "h200-sxm", "--in", tiny});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + tiny + ":1: time_ms = 1e-300: must be between 1e-6 (1 ns) and 8.64e7 (a day)\n");
+}
+
 TEST_CASE("profile files round trip and reject bad fields", "[calibration][profile]") {
   const mhacfg::Profile h = mhacfg::load_profile("h200-sxm", "--target");
   const auto j = mhacfg::profile_to_json(h);
@@ -236,6 +262,14 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad = j;
   bad["fits"]["attention/decoder"] = bad["fits"]["gemm"];
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), Catch::StartsWith("p.json: fits.attention/decoder = {...}: unknown op class"));
+  // Fitted rates below 1e3/s and half-points above 1e9 made predictions inf, NaN or 1e300 s.
+  bad = j;
+  bad["fits"]["gemm"]["model"]["bw_bytes_per_s"] = 1e-300;
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"),
+                    "p.json: fits.gemm: model: bw_bytes_per_s = 1e-300: must be 0 (unused) or at least 1e3 per second");
+  bad = j;
+  bad["fits"]["gemm"]["model"]["half_streams"] = 1e300;
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: fits.gemm: model: half_streams = 1e+300: must be at most 1e9");
   bad = j;
   bad["fits"]["gemm"]["range"] = {{"bytes", {1e12, 1}}};
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), Catch::Contains("must be [min, max] with min <= max"));

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
@@ -38,6 +41,20 @@ TEST_CASE("unknown preset and profile get did-you-mean", "[cli][errors]") {
   expect_input_error({"analyze", "--model", "llama3-8b"}, "--model = llama3-8b: unknown model preset (did you mean llama-3-8b?)");
   expect_input_error({"analyze", "--model", "llama-3-8b", "--target", "h100"},
                      "--target = h100: unknown device profile (did you mean h100-sxm?)");
+}
+
+TEST_CASE("a folder named like a shipped profile or preset does not hide it", "[cli]") {
+  // As `recommend --out-dir l40s` leaves one in the working folder.
+  REQUIRE(::mkdir("l40s", 0755) == 0);
+  REQUIRE(::mkdir("gpt2", 0755) == 0);
+  const CliResult r = run({"recommend", "--params", "7B", "--target", "l40s", "--top", "1", "--format", "json"});
+  const CliResult c = run({"compare", "gpt2", "llama-3-8b", "--format", "json"});
+  ::rmdir("l40s");
+  ::rmdir("gpt2");
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(c.code == 0);
+  CHECK(c.err.empty());
 }
 
 TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {

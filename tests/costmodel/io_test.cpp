@@ -59,6 +59,14 @@ TEST_CASE("parse_json refuses what would crash or mislead later, naming the fiel
   CHECK(input_error([&] { parse_json("{", "f.json"); }) == "f.json = (malformed JSON): parse error at byte 2");
 }
 
+TEST_CASE("read_file refuses folders and inputs beyond its limit, endless devices included", "[io][errors]") {
+  TempDir d;
+  CHECK(input_error([&] { read_file(d.path, "--in"); }) == "--in = " + d.path + ": is a directory");
+  CHECK(input_error([&] { read_file("/dev/zero", "--in"); }) == "--in = /dev/zero: larger than 256 MiB");
+  write_file_atomic(d / "small.json", "{}");
+  CHECK(read_file(d / "small.json", "--in") == "{}");
+}
+
 TEST_CASE("error values stay on one line and short", "[io][errors]") {
   CHECK(std::string(InputError("--params", "7\nB", "bad").what()) == "--params = 7\\nB: bad");
   CHECK(std::string(InputError("k", std::string("a\x01", 2), "bad").what()) == "k = a\\x01: bad");

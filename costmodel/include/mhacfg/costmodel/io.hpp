@@ -1,6 +1,7 @@
 // File I/O shared by every tool: whole-file reads with clear errors and atomic replacement.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,7 +10,11 @@
 
 namespace mhacfg {
 
-// Reads a whole file; throws InputError naming `field` and the path when it cannot be read.
+// The largest input file read (configs, records, profiles are KB to MB).
+constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
+
+// Reads a whole file; throws InputError naming `field` and the path when it cannot be read, is a
+// folder, or holds more than kMaxInputBytes (a device such as /dev/zero is read only that far).
 std::string read_file(const std::string& path, const std::string& field);
 
 // Parses JSON text; throws InputError naming `field` with the parser's position on malformed input,

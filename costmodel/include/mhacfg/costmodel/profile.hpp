@@ -63,7 +63,9 @@ struct Profile {
   nlohmann::json measured = nlohmann::json::object();  // measured ceilings and kernel-speed ratios
 
   bool calibrated() const { return !ops.empty(); }
-  double peak_flop_per_s(DType compute) const;  // falls back to bf16 when the dtype is not listed
+  // The dtype's peak; when it is not listed, bf16's, fp16's, then fp32's (a CPU profile lists fp32 only:
+  // its kernels widen bf16 to fp32), then the lowest listed.
+  double peak_flop_per_s(DType compute) const;
 };
 
 // Throws InputError naming `where` and the field.
