@@ -71,10 +71,22 @@ std::string profile_for_device(const std::string& device) {
   return "";
 }
 
+namespace {
+// The record's prediction; a count that overflows names the record (file:line) it came from.
+Prediction predicted(const Predictor& p, const MeasurementRecord& r) {
+  try {
+    return p.record(r);
+  } catch (const OverflowError& e) {
+    if (r.where.empty()) throw;
+    throw OverflowError(r.where + ": " + e.what());
+  }
+}
+}  // namespace
+
 std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vector<MeasurementRecord>& records) {
   std::vector<nlohmann::json> out;
   for (const auto& r : records) {
-    const Prediction pr = p.record(r);
+    const Prediction pr = predicted(p, r);
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
     j["predicted_ms"] = pr.time_ms;
     j["predicted_basis"] = pr.calibrated ? "calibrated" : "uncalibrated roofline";
@@ -92,7 +104,7 @@ std::vector<ClassError> validate_records(const Predictor& p, const std::vector<M
     if (!r.time_ms)
       throw InputError(r.where.empty() ? "--in record " + std::to_string(i + 1) : r.where, "(no time_ms)",
                        "validate needs measured records");
-    const Prediction pr = p.record(r);
+    const Prediction pr = predicted(p, r);
     const double e = pr.time_ms / *r.time_ms - 1.0;
     for (const std::string& cls : {r.op_class(), std::string("all")}) {
       ape[cls].push_back(std::fabs(e));

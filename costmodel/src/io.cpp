@@ -76,7 +76,9 @@ struct Target {
   std::string requested, path;
   bool direct = false;
   bool exists = false;
-  mode_t mode = 0;  // an existing file's permissions, kept by its replacement
+  mode_t mode = 0;  // an existing file's permissions and owner, kept by its replacement
+  uid_t uid = 0;
+  gid_t gid = 0;
 };
 
 // True when `st` is the file behind this process's stdout or stderr (`--out /dev/stdout > log`):
@@ -99,11 +101,15 @@ Target resolve_target(const std::string& requested, const std::string& field) {
   if (S_ISDIR(st.st_mode)) throw InputError(field, requested, "is a directory");
   t.exists = true;
   t.mode = st.st_mode & 07777;
+  t.uid = st.st_uid;
+  t.gid = st.st_gid;
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || is_own_output(st)) {
     t.direct = true;  // /dev/null, a pipe, the terminal, or the file stdout is redirected to
     return t;
   }
   if (!S_ISREG(st.st_mode)) throw InputError(field, requested, "is not a regular file");
+  // A read-only file is not replaced (as the shell's `>` would refuse it); root may, as with `>`.
+  if (::access(requested.c_str(), W_OK) != 0) throw InputError(field, requested, "cannot write: " + errno_text());
   if (link) {  // replace the file the link names, not the link
     char* real = ::realpath(requested.c_str(), nullptr);
     if (!real) throw InputError(field, requested, "cannot write: the link's target: " + errno_text());
@@ -122,7 +128,7 @@ void write_fd(int fd, const std::string& content, const Target& t, const std::st
   for (std::size_t done = 0; done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw InputError(field, t.requested, "error while writing: " + errno_text());
+    if (n <= 0) throw RuntimeFailure(field + " = " + t.requested + ": error while writing: " + errno_text());  // disk full, I/O
     done += static_cast<std::size_t>(n);
   }
 }
@@ -140,12 +146,20 @@ void write_direct(const Target& t, const std::string& content, const std::string
   ::close(fd);
 }
 
-// A new file with a unique name beside the target (mkstemp: never an existing file or a planted
-// link), holding `content` with the target's permissions (new targets: 0666 less the umask).
-std::string write_temp(const Target& t, const std::string& content, const std::string& field) {
-  std::string name = t.path + ".tmp.XXXXXX";
+// A new empty file with a unique, short name in `dir` (mkstemp: never an existing file or a planted
+// link; short, so a target name near the 255-byte limit still has room). Returns its descriptor.
+int make_temp(const std::string& dir, std::string& name, const std::string& requested, const std::string& field) {
+  name = dir + "/.mhacfg.tmp.XXXXXX";
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
+  if (fd < 0) throw InputError(field, requested, "cannot write in folder " + dir + ": " + errno_text());
+  return fd;
+}
+
+// The new content beside the target in a temporary file with the target's permissions and owner (new
+// targets: 0666 less the umask).
+std::string write_temp(const Target& t, const std::string& content, const std::string& field) {
+  std::string name;
+  const int fd = make_temp(folder_of(t.path), name, t.requested, field);
   mode_t mode = t.mode;
   if (!t.exists) {
     const mode_t mask = ::umask(0);
@@ -154,6 +168,7 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
   }
   try {
     if (::fchmod(fd, mode) != 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
+    if (t.exists) (void)::fchown(fd, t.uid, t.gid);  // only root may; others keep the file as theirs
     write_fd(fd, content, t, field);
   } catch (...) {
     ::close(fd);
@@ -162,7 +177,7 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
   }
   if (::close(fd) != 0) {
     std::remove(name.c_str());
-    throw InputError(field, t.requested, "error while writing: " + errno_text());
+    throw RuntimeFailure(field + " = " + t.requested + ": error while writing: " + errno_text());
   }
   return name;
 }
@@ -176,7 +191,11 @@ void check_output_path(const std::string& path, const std::string& field) {
   const std::string dir = folder_of(t.path);
   if (::stat(dir.c_str(), &st) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
   if (!S_ISDIR(st.st_mode)) throw InputError(field, path, "cannot write: " + dir + " is not a folder");
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(field, path, "cannot write: folder " + dir + ": " + errno_text());
+  // The writer's own first step, tried now: a read-only folder or file system fails here, not after
+  // minutes of measuring.
+  std::string name;
+  ::close(make_temp(dir, name, path, field));
+  std::remove(name.c_str());
 }
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files, const std::string& field) {
@@ -197,7 +216,7 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
         continue;
       }
       if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0)
-        throw InputError(field, targets[i].requested, "cannot replace: " + errno_text());
+        throw RuntimeFailure(field + " = " + targets[i].requested + ": cannot replace: " + errno_text());
       temps[i].clear();
     }
   } catch (...) {

@@ -156,6 +156,13 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
   CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");
+  // A record whose counts overflow 64 bits is named by its line.
+  const std::string huge = write("huge.jsonl", "{\"op\": \"gemm\", \"m\": 64, \"n\": 64, \"k\": 64}\n"
+                                               "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1000000000000000000, "
+                                               "\"q_len\": 1, \"kv_len\": 4096, \"num_q_heads\": 32, \"num_kv_heads\": 8, \"head_dim\": 128}\n");
+  r = run({"predict", "--profile", "h200-sxm", "--in", huge});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + huge + ":2: attention FLOPs would overflow a 64-bit count; the inputs are too large\n");
   // Blank lines count: the untimed record is named by its line, 3.
   const std::string gap = write("gap.jsonl", "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3, \"time_ms\": 0.1}\n\n"
                                              "{\"op\": \"gemm\", \"m\": 1, \"n\": 2, \"k\": 3}\n");

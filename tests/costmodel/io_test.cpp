@@ -109,6 +109,32 @@ TEST_CASE("write_file_atomic replaces files whole, writes through devices and li
   CHECK_THAT(input_error([&] { write_file_atomic(d / "no/such/out.json", "x"); }), Catch::Contains("cannot write"));
 }
 
+TEST_CASE("write_file_atomic: long names, full devices and read-only files", "[io]") {
+  TempDir d;
+  // A name near the 255-byte limit: the temporary file's own name must not push past it.
+  const std::string longest = d / std::string(250, 'a');
+  write_file_atomic(longest, "long\n");
+  CHECK(slurp(longest) == "long\n");
+  // A full device is a runtime failure (exit 3), not an input error.
+  CHECK_THROWS_AS(write_file_atomic("/dev/full", "x"), RuntimeFailure);
+  // A read-only file is refused as the shell's `>` would (root may write it, as with `>`).
+  const std::string ro = d / "ro.json";
+  write_file_atomic(ro, "keep\n");
+  ::chmod(ro.c_str(), 0444);
+  if (::geteuid() != 0) {
+    CHECK_THROWS_WITH(write_file_atomic(ro, "new\n"), Catch::Contains("cannot write: Permission denied"));
+    CHECK(slurp(ro) == "keep\n");
+  }
+  // Replacements keep the replaced file's permissions.
+  const std::string priv = d / "private.json";
+  write_file_atomic(priv, "one\n");
+  ::chmod(priv.c_str(), 0600);
+  write_file_atomic(priv, "two\n");
+  struct stat st {};
+  REQUIRE(::stat(priv.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}
+
 TEST_CASE("write_files_atomic leaves the old set whole when one target cannot be replaced", "[io]") {
   TempDir d;
   write_files_atomic({{d / "a.svg", "old a"}, {d / "report.md", "old report"}});
