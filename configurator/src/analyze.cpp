@@ -197,6 +197,11 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     const Predictor pred(*profile);
     const ModelTimes t = predict_model(m, w, pred);
     const std::string basis = t.calibrated ? "calibrated" : "uncalibrated roofline";
+    // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
+    const double weights_per_gpu =
+        double(c.params.total) * dtype_bits(w.weight_dtype) / 8.0 / double(w.tp);
+    const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
+    const bool fits = memory_per_gpu <= double(profile->spec.memory_bytes);
     r.json["predicted"] = {{"profile", profile->name},
                            {"profile_source", profile->source},
                            {"basis", basis},
@@ -210,7 +215,10 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                            {"decode_ffn_ms", t.decode_ffn_ms},
                            {"decode_lm_head_ms", t.decode_lm_head_ms},
                            {"decode_comm_ms", t.decode_comm_ms},
-                           {"tokens_per_s", t.tokens_per_s}};
+                           {"tokens_per_s", t.tokens_per_s},
+                           {"memory_bytes_per_gpu", memory_per_gpu},
+                           {"device_memory_bytes", profile->spec.memory_bytes},
+                           {"fits_memory", fits}};
     Table tt;
     tt.title = "Predicted times on " + profile->name + " (" + basis + (t.extrapolated ? ", extrapolated" : "") + ")";
     tt.columns = {"quantity", "time", "note"};
@@ -223,6 +231,11 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
     if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
     r.tables.push_back(tt);
+    if (!fits)
+      r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
+                        fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +
+                        fmt_bytes(double(profile->spec.memory_bytes)) +
+                        "; the times above assume it did (more --tp, a smaller --batch or --context, or a narrower dtype).");
   }
 
   r.csv.columns = {"key", "value"};

@@ -81,6 +81,22 @@ TEST_CASE("analyze JSON carries the keys scripts rely on", "[cli][json]") {
   CHECK(j["bytes"]["decode_per_token"].is_number_integer());
 }
 
+TEST_CASE("analyze says when a model does not fit the target's memory", "[cli][json]") {
+  // DeepSeek-V3's 671 B bf16 weights on one 80 GB H100: times are still shown, with the warning.
+  const CliResult big = run({"analyze", "--model", "deepseek-v3", "--target", "h100-sxm", "--format", "json"});
+  REQUIRE(big.code == 0);
+  const auto p = nlohmann::json::parse(big.out)["predicted"];
+  CHECK(p["fits_memory"] == false);
+  CHECK(p["memory_bytes_per_gpu"].get<double>() > 1.3e12);
+  CHECK(p["device_memory_bytes"] == 80000000000LL);
+  const CliResult table = run({"analyze", "--model", "deepseek-v3", "--target", "h100-sxm"});
+  CHECK(table.out.find("Does not fit: weights 1.22 TiB") != std::string::npos);
+  // Llama-3-8B fits, and says nothing.
+  const CliResult small = run({"analyze", "--model", "llama-3-8b", "--target", "h100-sxm", "--format", "json"});
+  CHECK(nlohmann::json::parse(small.out)["predicted"]["fits_memory"] == true);
+  CHECK(run({"analyze", "--model", "llama-3-8b", "--target", "h100-sxm"}).out.find("Does not fit") == std::string::npos);
+}
+
 TEST_CASE("flags override a preset; flag-only models resolve with stated defaults", "[cli][model_input]") {
   auto total = [](const std::vector<std::string>& args) {
     const CliResult r = run(args);
