@@ -183,6 +183,12 @@ Workload read_workload(const ParsedArgs& a, Workload w) {
   return w;
 }
 
+std::string read_out_dir(const ParsedArgs& a) {
+  const std::string dir = a.opt_str("out-dir").value_or("");
+  if (a.has("out-dir") && dir.empty()) throw InputError("--out-dir", "(empty)", "needs a folder");
+  return dir;
+}
+
 void add_format_option(po::options_description& d, const std::vector<Format>& allowed) {
   std::string list;
   for (Format f : allowed) list += (list.empty() ? "" : "|") + std::string(to_string(f));

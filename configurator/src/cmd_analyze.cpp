@@ -54,7 +54,7 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
     return std::vector<SvgPlot>{kv_vs_context_plot(models, x.w, x.p, 0.9), decode_vs_batch_plot(models, x.w, x.p, 0.9),
                                 pareto_plot(models, x.w, x.p), roofline_plot(x.p, models, x.w)};
   };
-  emit(r, format, a.opt_str("out-dir").value_or(""), make, &ctx, out);
+  emit(r, format, read_out_dir(a), make, &ctx, out);
   return kExitOk;
 }
 

@@ -213,6 +213,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     if (a.has(key))
       throw InputError("--" + key, from_records ? "(with --from)" : "(with --device)",
                        std::string("only used with ") + (from_records ? "--device" : "--from"));
+  if (auto name = a.opt_str("name"); name && (name->empty() || escaped(*name) != *name))
+    throw InputError("--name", name->empty() ? "(empty)" : *name, "a profile name is one line of printable text");
   // Every output path checked before minutes of measuring.
   check_output_path(path, "--out");
   for (const char* key : {"save-measurements", "save-holdout"})

@@ -21,14 +21,17 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
       ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
-  d.add_options()("help,h", "this help")("models", po::value<std::vector<std::string>>(), "models to compare");
+  d.add_options()("help,h", "this help");
   if (wants_help(args)) {
     out << d << "\n";
     return kExitOk;
   }
+  // The models are positional: an option only the parser sees, not listed by --help.
+  po::options_description all;
+  all.add(d).add_options()("models", po::value<std::vector<std::string>>(), "models to compare");
   po::positional_options_description pos;
   pos.add("models", -1);
-  const ParsedArgs a("compare", d, args, &pos);
+  const ParsedArgs a("compare", all, args, &pos);
   const Format format = read_format(a, formats);
   CompareOptions o;
   o.models = a.list("models");
@@ -55,7 +58,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
                                 decode_vs_batch_plot(pm, x.o.workload, x.p, x.o.memory_fraction),
                                 pareto_plot(pm, x.o.workload, x.p), roofline_plot(x.p, pm, x.o.workload)};
   };
-  emit(r, format, a.opt_str("out-dir").value_or(""), make, &ctx, out);
+  emit(r, format, read_out_dir(a), make, &ctx, out);
   return kExitOk;
 }
 

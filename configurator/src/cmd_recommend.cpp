@@ -90,7 +90,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
                                 decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
                                 roofline_plot(rec.profile, models, w)};
   };
-  emit(rep, format, a.opt_str("out-dir").value_or(""), make, &r, out);
+  emit(rep, format, read_out_dir(a), make, &r, out);
   if (r.ranked.empty()) {
     err << "mhacfg: infeasible: no candidate satisfies the constraints";
     if (r.closest) err << "; closest: " << rep.json["closest"]["design"].get<std::string>() << ": " << r.closest_miss;

@@ -17,9 +17,11 @@ std::string design_name(const AttentionSpec& a) {
            (a.mla.q_lora_rank ? " q_lora " + std::to_string(a.mla.q_lora_rank) : "");
   return s + std::to_string(a.num_kv_heads) + "kv x " + std::to_string(a.head_dim);
 }
-std::string billions(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f B", v / 1e9);
+std::string billions(double v) {  // a parameter count: 6.74 B, 133.5 M (not 0.13 B), 5000
+  char buf[48];
+  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.2f B", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
 }
 double objective_value(const Candidate& c, Objective o) {
@@ -34,9 +36,12 @@ double objective_value(const Candidate& c, Objective o) {
 
 namespace {
 
-std::string pct(double ratio) {  // +12 % / -8 %
+std::string pct(double ratio) {  // +12 % / -8 % / 0.0 % (never "-0.0 %")
   const double p = (ratio - 1.0) * 100.0;
-  return (p >= 0 ? "+" : "") + fmt_fixed(p, std::fabs(p) < 10 ? 1 : 0) + " %";
+  const int decimals = std::fabs(p) < 10 ? 1 : 0;
+  const std::string text = fmt_fixed(p, decimals);
+  if (std::stod(text) == 0) return fmt_fixed(0.0, decimals) + " %";
+  return (p > 0 ? "+" : "") + text + " %";
 }
 
 std::string times_x(double ratio) { return fmt_fixed(ratio, ratio < 10 ? 2 : 1) + "x"; }

@@ -93,6 +93,8 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
   JsonFields f(j, where);
   Profile p;
   p.name = f.require_string("name");
+  if (p.name.empty() || escaped(p.name) != p.name)  // it heads tables and reports: one printable line
+    throw InputError(f.name("name"), json_value_text(f.at("name")), "must be one line of printable text");
   p.device = f.require_string("device");
   p.kind = f.optional_string("kind").value_or("gpu");
   if (p.kind != "gpu" && p.kind != "cpu")

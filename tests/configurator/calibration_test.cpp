@@ -281,6 +281,9 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad["fits"]["gemm"]["range"] = {{"bytes", {1e12, 1}}};
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), Catch::Contains("must be [min, max] with min <= max"));
   bad = j;
+  bad["name"] = "two\nlines";
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: name = \"two\\nlines\": must be one line of printable text");
+  bad = j;
   bad["source"] = "guess";
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: source = \"guess\": must be \"datasheet\" or \"measured\"");
   // A datasheet profile (no fits) naming an op class.

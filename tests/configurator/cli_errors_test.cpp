@@ -80,6 +80,9 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   const CliResult short_ctx = run({"analyze", "--model", "gpt2", "--context", "1024", "--format", "json"});
   CHECK(short_ctx.code == 0);
   CHECK(nlohmann::json::parse(short_ctx.out)["workload"]["prompt_len"] == 1024);
+  expect_input_error({"recommend", "--params", "7B", "--format", "markdown", "--out-dir", ""}, "--out-dir = (empty): needs a folder");
+  expect_input_error({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--name", "", "--out", "never.json"},
+                     "--name = (empty): a profile name is one line of printable text");
   // Stray positional arguments are errors, not silently dropped.
   expect_input_error({"recommend", "--params", "7B", "8192"},
                      "recommend = (extra argument): takes no positional arguments; see mhacfg recommend --help");

@@ -46,5 +46,7 @@ Workload read_workload(const ParsedArgs& a, Workload defaults);
 
 void add_format_option(po::options_description& d, const std::vector<Format>& allowed);
 Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed);
+// --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
+std::string read_out_dir(const ParsedArgs& a);
 
 }  // namespace mhacfg
