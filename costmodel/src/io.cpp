@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,9 +209,28 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
     for (auto& tmp : temps)
       if (!tmp.empty()) std::remove(tmp.c_str());
   };
+  // Another mhacfg writing the same set at once must not interleave its renames with these: the
+  // renames hold an advisory lock on each target folder (in sorted order, so two writers never wait on
+  // each other crosswise). Readers and other programs are not affected.
+  std::set<std::string> folders;
+  for (const Target& t : targets)
+    if (!t.direct) folders.insert(folder_of(t.path));
+  std::vector<int> locks;
+  auto unlock = [&] {
+    for (int fd : locks) ::close(fd);  // closing releases the flock
+    locks.clear();
+  };
   try {
     for (std::size_t i = 0; i < files.size(); ++i)
       if (!targets[i].direct) temps[i] = write_temp(targets[i], files[i].second, field);
+    if (files.size() > 1)
+      for (const std::string& dir : folders) {
+        const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) continue;  // no lock possible: the renames still each replace a whole file
+        while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+        locks.push_back(fd);
+      }
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (targets[i].direct) {
         write_direct(targets[i], files[i].second, field);
@@ -220,9 +241,11 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
       temps[i].clear();
     }
   } catch (...) {
+    unlock();
     remove_temps();
     throw;
   }
+  unlock();
 }
 
 void write_file_atomic(const std::string& path, const std::string& content, const std::string& field) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -174,6 +175,26 @@ TEST_CASE("a file this process's stdout is redirected to is appended to, not rep
   ::close(saved);
   CHECK(error.empty());
   CHECK(slurp(log) == "earlier\nprofile\n");
+}
+
+TEST_CASE("two writers of the same set at once leave one writer's whole set", "[io]") {
+  TempDir d;
+  auto set_of = [&](const std::string& tag) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const char* name : {"a.svg", "b.svg", "c.svg", "report.md"}) files.emplace_back(d / name, tag + " " + name);
+    return files;
+  };
+  const auto first = set_of("first"), second = set_of("second");
+  int mixed = 0;
+  for (int round = 0; round < 50; ++round) {
+    std::thread t1([&] { write_files_atomic(first, "--out-dir"); });
+    std::thread t2([&] { write_files_atomic(second, "--out-dir"); });
+    t1.join();
+    t2.join();
+    const std::string tag = slurp(d / "report.md").substr(0, slurp(d / "report.md").find(' '));
+    for (const char* name : {"a.svg", "b.svg", "c.svg"}) mixed += slurp(d / name) != tag + " " + name;
+  }
+  CHECK(mixed == 0);
 }
 
 TEST_CASE("check_output_path fails before any work on paths that cannot be written", "[io][errors]") {
