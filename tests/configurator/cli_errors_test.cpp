@@ -81,6 +81,8 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   CHECK(short_ctx.code == 0);
   CHECK(nlohmann::json::parse(short_ctx.out)["workload"]["prompt_len"] == 1024);
   expect_input_error({"recommend", "--params", "7B", "--format", "markdown", "--out-dir", ""}, "--out-dir = (empty): needs a folder");
+  // compare names the model a workload does not suit.
+  expect_input_error({"compare", "llama-3-8b", "gpt2", "--tp", "8"}, "gpt2: tp = 8: must divide num_q_heads = 12");
   expect_input_error({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--name", "", "--out", "never.json"},
                      "--name = (empty): a profile name is one line of printable text");
   // Stray positional arguments are errors, not silently dropped.
