@@ -45,9 +45,10 @@ def main():
         if args[0] in ("bench", "validate") or "--device" in args or "cpu.json" in args:
             continue  # measured on this machine: a record of a run, not a reproducible output
         shown_out = written = None
+        scratch = tempfile.TemporaryDirectory()  # removed when the block is done
         if "--out" in args:  # write the file elsewhere than the README's folder (and show the README's name)
             i = args.index("--out") + 1
-            shown_out, written = args[i], tempfile.mkdtemp() + "/out.json"
+            shown_out, written = args[i], scratch.name + "/out.json"
             args[i] = written
         shown = []
         for line in lines:

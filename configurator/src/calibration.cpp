@@ -78,7 +78,7 @@ Prediction predicted(const Predictor& p, const MeasurementRecord& r) {
     return p.record(r);
   } catch (const OverflowError& e) {
     if (r.where.empty()) throw;
-    throw OverflowError(r.where + ": " + e.what());
+    throw OverflowError(escaped(r.where) + ": " + e.what());
   }
 }
 }  // namespace

@@ -70,8 +70,8 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     try {
       c.counts = count_model(m, o.workload);
     } catch (const InputError& e) {  // name the model (a tp that divides one model's heads and not another's)
-      if (dynamic_cast<const OverflowError*>(&e)) throw OverflowError(c.label + ": " + e.what());
-      throw InputError(c.label + ": " + e.what());
+      if (dynamic_cast<const OverflowError*>(&e)) throw OverflowError(shown_value(c.label) + ": " + e.what());
+      throw InputError(shown_value(c.label) + ": " + e.what());
     }
     c.times = predict_model(m, o.workload, pred);
     Workload one = o.workload;

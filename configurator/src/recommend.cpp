@@ -125,7 +125,8 @@ void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
 // memory, counts and predictions, all at one batch and one tensor-parallel degree, so its report is
 // consistent. The asked batch and --tp where they can be counted; batch 1 when the asked batch's counts
 // overflow 64 bits; one GPU when its heads do not divide over --tp (the reason it was rejected).
-void complete_closest(const Context& ctx, Candidate& c) {
+// Returns the tensor-parallel degree it was counted at.
+std::int64_t complete_closest(const Context& ctx, Candidate& c) {
   const RecommendOptions& o = ctx.o;
   c.risk = assess_quality(c.spec.attention);
   const std::int64_t asked_batch = c.batch;
@@ -139,11 +140,12 @@ void complete_closest(const Context& ctx, Candidate& c) {
         count_and_predict(ctx, c, tp);
         c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
         c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
-        return;
+        return tp;
       } catch (const InputError&) {
         if (tp == 1 && batch == 1) throw;
       }
     }
+  return 1;  // not reached: the last attempt returns or throws
 }
 
 // Sets the FFN width so the whole model meets the budget; false when attention alone exceeds it.
@@ -408,7 +410,8 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
       r.closest = rejected.front().first;
       r.closest_miss = rejected.front().second;
     }
-    if (r.closest && r.closest->counts.params.total == 0) complete_closest(ctx, *r.closest);
+    if (r.closest && r.closest->counts.params.total == 0 && complete_closest(ctx, *r.closest) != o.tp)
+      r.closest_miss += " (its sizes and times are counted on one GPU)";
     explain(r, feasible, feasible, rejected);
     return r;
   }

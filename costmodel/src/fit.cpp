@@ -137,7 +137,7 @@ OpModel apply(OpModel m, const Layout& l, const std::vector<double>& theta, cons
   if (caps.peak > 0) m.peak_flop_per_s = std::min(m.peak_flop_per_s, caps.peak);
   if (caps.bw > 0) m.bw_bytes_per_s = std::min(m.bw_bytes_per_s, caps.bw);
   if (caps.combine > 0) m.combine_excess = std::min(m.combine_excess, caps.combine);
-  return m;
+  return within_limits(m);  // what a profile file may hold, so a fitted profile always loads back
 }
 
 struct Sample {

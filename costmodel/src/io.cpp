@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <set>
+#include <map>
 #include <sstream>
 
 #include <fcntl.h>
@@ -44,6 +44,17 @@ constexpr int kMaxJsonDepth = 64;
 struct TooDeep {};
 
 std::string errno_text() { return std::strerror(errno); }
+
+// A failed write, classified by errno: the machine (a full disk, quota, I/O, too many open files) is a
+// runtime failure, exit 3; anything else (permissions, a read-only file system, a bad path) is the
+// input's, exit 2. The message is one line naming the field and the path.
+[[noreturn]] void write_failed(const std::string& field, const std::string& path, const std::string& what) {
+  const int e = errno;
+  const std::string why = what + ": " + std::strerror(e);
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM)
+    throw RuntimeFailure(escaped(field) + " = " + shown_value(path) + ": " + why);
+  throw InputError(field, path, why);
+}
 
 }  // namespace
 
@@ -130,7 +141,7 @@ void write_fd(int fd, const std::string& content, const Target& t, const std::st
   for (std::size_t done = 0; done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw RuntimeFailure(field + " = " + t.requested + ": error while writing: " + errno_text());  // disk full, I/O
+    if (n <= 0) write_failed(field, t.requested, "error while writing");
     done += static_cast<std::size_t>(n);
   }
 }
@@ -153,7 +164,7 @@ void write_direct(const Target& t, const std::string& content, const std::string
 int make_temp(const std::string& dir, std::string& name, const std::string& requested, const std::string& field) {
   name = dir + "/.mhacfg.tmp.XXXXXX";
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw InputError(field, requested, "cannot write in folder " + dir + ": " + errno_text());
+  if (fd < 0) write_failed(field, requested, "cannot write in folder " + dir);
   return fd;
 }
 
@@ -178,8 +189,10 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
     throw;
   }
   if (::close(fd) != 0) {
+    const int e = errno;
     std::remove(name.c_str());
-    throw RuntimeFailure(field + " = " + t.requested + ": error while writing: " + errno_text());
+    errno = e;
+    write_failed(field, t.requested, "error while writing");
   }
   return name;
 }
@@ -210,34 +223,36 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
       if (!tmp.empty()) std::remove(tmp.c_str());
   };
   // Another mhacfg writing the same set at once must not interleave its renames with these: the
-  // renames hold an advisory lock on each target folder (in sorted order, so two writers never wait on
-  // each other crosswise). Readers and other programs are not affected.
-  std::set<std::string> folders;
-  for (const Target& t : targets)
-    if (!t.direct) folders.insert(folder_of(t.path));
-  std::vector<int> locks;
+  // renames hold an advisory lock on each target folder. Folders are told apart by (device, inode), not
+  // by spelling (a link's target path and the folder's own name are one folder: locking it twice would
+  // wait on itself), and locked in that order, so two writers never wait on each other crosswise.
+  // Readers and other programs are not affected.
+  std::map<std::pair<dev_t, ino_t>, int> locks;
   auto unlock = [&] {
-    for (int fd : locks) ::close(fd);  // closing releases the flock
+    for (const auto& [id, fd] : locks) ::close(fd);  // closing releases the flock
     locks.clear();
   };
   try {
     for (std::size_t i = 0; i < files.size(); ++i)
       if (!targets[i].direct) temps[i] = write_temp(targets[i], files[i].second, field);
-    if (files.size() > 1)
-      for (const std::string& dir : folders) {
-        const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (files.size() > 1) {
+      for (const Target& t : targets) {
+        if (t.direct) continue;
+        const int fd = ::open(folder_of(t.path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st {};
         if (fd < 0) continue;  // no lock possible: the renames still each replace a whole file
+        if (::fstat(fd, &st) != 0 || !locks.emplace(std::make_pair(st.st_dev, st.st_ino), fd).second) ::close(fd);
+      }
+      for (const auto& [id, fd] : locks)  // std::map: ascending (device, inode)
         while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
-        locks.push_back(fd);
-      }
+    }
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (targets[i].direct) {
         write_direct(targets[i], files[i].second, field);
         continue;
       }
-      if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0)
-        throw RuntimeFailure(field + " = " + targets[i].requested + ": cannot replace: " + errno_text());
+      if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0) write_failed(field, targets[i].requested, "cannot replace");
       temps[i].clear();
     }
   } catch (...) {

@@ -168,6 +168,35 @@ OpModel roofline_model(double peak_flop_per_s, double bw_bytes_per_s) {
   return m;
 }
 
+namespace {
+using Field = std::pair<const char*, double OpModel::*>;
+const std::vector<Field>& model_rates() {
+  static const std::vector<Field> v = {{"peak_flop_per_s", &OpModel::peak_flop_per_s}, {"bw_bytes_per_s", &OpModel::bw_bytes_per_s},
+                                       {"cache_bw_bytes_per_s", &OpModel::cache_bw_bytes_per_s}, {"softmax_rate", &OpModel::softmax_rate},
+                                       {"load_rate", &OpModel::load_rate}, {"tile_rate", &OpModel::tile_rate},
+                                       {"skinny_rate", &OpModel::skinny_rate}, {"widen_rate", &OpModel::widen_rate}};
+  return v;
+}
+const std::vector<Field>& model_exponents() {
+  static const std::vector<Field> v = {{"stream_exponent", &OpModel::stream_exponent}, {"combine_excess", &OpModel::combine_excess}};
+  return v;
+}
+const std::vector<Field>& model_counts() {
+  static const std::vector<Field> v = {{"half_streams", &OpModel::half_streams}, {"rows_half", &OpModel::rows_half},
+                                       {"head_dim_scale", &OpModel::head_dim_scale}, {"slots", &OpModel::slots},
+                                       {"row_block", &OpModel::row_block}};
+  return v;
+}
+}  // namespace
+
+OpModel within_limits(OpModel m) {
+  for (const auto& [key, field] : model_rates())
+    if (m.*field != 0 && m.*field < kMinModelRate) m.*field = kMinModelRate;
+  for (const auto& [key, field] : model_exponents()) m.*field = std::min(m.*field, kMaxModelExponent);
+  for (const auto& [key, field] : model_counts()) m.*field = std::min(m.*field, kMaxModelCount);
+  return m;
+}
+
 nlohmann::json op_model_to_json(const OpModel& m) {
   return {{"t0_s", m.t0_s},
           {"peak_flop_per_s", m.peak_flop_per_s},
@@ -221,22 +250,17 @@ OpModel op_model_from_json(const nlohmann::json& j, const std::string& where) {
   m.skinny_rate = get("skinny_rate");
   m.widen_rate = get("widen_rate");
   if (m.stream_exponent <= 0) throw InputError(f.name("stream_exponent"), json_value_text(j.at("stream_exponent")), "must be positive");
-  // Rates are 0 (the term is unused) or at least 1e3 per second: smaller ones turned predictions into
-  // inf or NaN. Exponents stay within what a fit produces.
-  for (const char* key : {"peak_flop_per_s", "bw_bytes_per_s", "cache_bw_bytes_per_s", "softmax_rate", "load_rate",
-                          "tile_rate", "skinny_rate", "widen_rate"}) {
-    const double v = f.optional_number(key).value_or(0.0);
-    if (v != 0 && v < 1e3) throw InputError(f.name(key), json_value_text(j.at(key)), "must be 0 (unused) or at least 1e3 per second");
+  // The limits of within_limits (time_model.hpp), checked rather than applied: a file outside them is
+  // an input error.
+  for (const auto& [key, field] : model_rates()) {
+    const double v = m.*field;
+    if (v != 0 && v < kMinModelRate)
+      throw InputError(f.name(key), json_value_text(j.at(key)), "must be 0 (unused) or at least 1e3 per second");
   }
-  for (const char* key : {"stream_exponent", "combine_excess"}) {
-    const double v = f.optional_number(key).value_or(0.0);
-    if (v > 64) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 64");
-  }
-  // Half-points and slot counts are counts of units, rows, dims or slots: a fit never leaves 1e9.
-  for (const char* key : {"half_streams", "rows_half", "head_dim_scale", "slots", "row_block"}) {
-    const double v = f.optional_number(key).value_or(0.0);
-    if (v > 1e9) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 1e9");
-  }
+  for (const auto& [key, field] : model_exponents())
+    if (m.*field > kMaxModelExponent) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 64");
+  for (const auto& [key, field] : model_counts())
+    if (m.*field > kMaxModelCount) throw InputError(f.name(key), json_value_text(j.at(key)), "must be at most 1e9");
   m.overlap = f.optional_bool("overlap", false);
   if (m.peak_flop_per_s <= 0 && m.bw_bytes_per_s <= 0)
     throw InputError(f.name("peak_flop_per_s"), "0", "a model needs peak_flop_per_s or bw_bytes_per_s");

@@ -137,7 +137,8 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
   const CliResult tp = run({"recommend", "--d-model", "768", "--layers", "12", "--tp", "64", "--format", "json"});
   CHECK(tp.code == 1);
   const auto t = nlohmann::json::parse(tp.out)["closest"];
-  CHECK(t["miss"].get<std::string>().find("do not divide over tp 64") != std::string::npos);
+  CHECK(t["miss"].get<std::string>().find("do not divide over tp 64 (its sizes and times are counted on one GPU)") !=
+        std::string::npos);
   CHECK(t["params"]["total"].get<double>() > 1e8);
   // A batch whose counts overflow 64 bits: the closest candidate is reported at one sequence, its
   // memory at that same batch.

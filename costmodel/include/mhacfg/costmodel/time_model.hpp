@@ -118,6 +118,16 @@ double predict_seconds(const OpModel& m, const OpFeatures& f);
 double row_passes(double rows, double row_block);
 
 nlohmann::json op_model_to_json(const OpModel& m);
+// The limits every OpModel keeps, the fitter's and a profile file's alike (a file outside them is an
+// input error; the fitter clamps to them, so what it writes loads back): rates are 0 (term unused) or
+// at least kMinModelRate per second; exponents at most kMaxModelExponent; half-points, slots and row
+// blocks at most kMaxModelCount. Outside them predictions became inf, NaN or 1e300 s.
+constexpr double kMinModelRate = 1e3;
+constexpr double kMaxModelExponent = 64;
+constexpr double kMaxModelCount = 1e9;
+// `m` with every field moved inside those limits.
+OpModel within_limits(OpModel m);
+
 OpModel op_model_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace mhacfg
