@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -18,10 +17,12 @@
 namespace mhacfg {
 
 std::string read_file(const std::string& path, const std::string& field) {
+  const std::string too_large = "larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB";
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(field, path, "is a directory");
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > static_cast<off_t>(kMaxInputBytes))
-    throw InputError(field, path, "larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB");
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(field, path, "is a directory");
+    if (S_ISREG(st.st_mode) && st.st_size > static_cast<off_t>(kMaxInputBytes)) throw InputError(field, path, too_large);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(field, path, std::string("cannot read file: ") + std::strerror(errno));
   // Read in chunks up to the limit: a device or pipe (/dev/zero) may never end.
@@ -29,8 +30,7 @@ std::string read_file(const std::string& path, const std::string& field) {
   char chunk[1 << 16];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxInputBytes)
-      throw InputError(field, path, "larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB");
+    if (text.size() > kMaxInputBytes) throw InputError(field, path, too_large);
   }
   if (in.bad()) throw InputError(field, path, "error while reading file");
   return text;

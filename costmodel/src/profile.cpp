@@ -3,6 +3,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
+#include "mhacfg/costmodel/records.hpp"
 
 namespace mhacfg {
 
@@ -39,15 +40,7 @@ double rate(const JsonFields& f, const char* key) {
   return v;
 }
 
-// The op classes MeasurementRecord::op_class() produces: gemm, or attention or attention_block,
-// then prefill or decode, optionally /mla.
-bool known_op_class(const std::string& c) {
-  for (const char* op : {"attention/", "attention_block/"})
-    for (const char* phase : {"prefill", "decode"})
-      for (const char* mla : {"", "/mla"})
-        if (c == std::string(op) + phase + mla) return true;
-  return c == "gemm";
-}
+
 
 OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
   JsonFields f(j, where);
@@ -134,7 +127,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     const auto& fits = f.at("fits");
     if (!fits.is_object()) throw InputError(f.name("fits"), json_value_text(fits), "must be an object");
     for (const auto& [cls, v] : fits.items()) {
-      if (!known_op_class(cls))
+      if (!is_op_class(cls))
         throw InputError(f.name("fits") + "." + cls, "{...}",
                          "unknown op class (expected gemm, attention/prefill, attention/decode, attention/decode/mla, ...)");
       p.ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);

@@ -27,6 +27,14 @@ std::string MeasurementRecord::op_class() const {
   return c;
 }
 
+bool is_op_class(const std::string& c) {
+  for (OpKind op : {OpKind::attention, OpKind::attention_block})
+    for (Phase phase : {Phase::prefill, Phase::decode})
+      for (const char* mla : {"", "/mla"})
+        if (c == std::string(to_string(op)) + "/" + std::string(to_string(phase)) + mla) return true;
+  return c == "gemm";
+}
+
 namespace {
 
 Phase parse_phase(const JsonFields& f) {

@@ -44,6 +44,10 @@ struct MeasurementRecord {
   std::string op_class() const;
 };
 
+// Whether `c` is a class op_class() produces: gemm, or attention or attention_block, then prefill or
+// decode, optionally /mla.
+bool is_op_class(const std::string& c);
+
 // Parses one record; `where` (e.g. "shapes.jsonl:12") prefixes error messages. Throws InputError.
 MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where);
 // Builds the JSON of a record from its fields (used when tools create records).
