@@ -104,6 +104,11 @@ bool is_own_output(const struct stat& st) {
   return false;
 }
 
+std::string folder_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
 Target resolve_target(const std::string& requested, const std::string& field) {
   if (requested.empty()) throw InputError(field, "(empty)", "needs a file path");
   Target t{requested, requested};
@@ -129,12 +134,14 @@ Target resolve_target(const std::string& requested, const std::string& field) {
     t.path = real;
     std::free(real);
   }
+  // In a sticky folder (/tmp) only the file's owner, the folder's owner or root may replace the file:
+  // the rename would fail after the work (or the measuring) was done.
+  struct stat dir {};
+  const uid_t me = ::geteuid();
+  if (::stat(folder_of(t.path).c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me &&
+      dir.st_uid != me)
+    throw InputError(field, requested, "cannot replace another user's file in the sticky folder " + folder_of(t.path));
   return t;
-}
-
-std::string folder_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
 void write_fd(int fd, const std::string& content, const Target& t, const std::string& field) {

@@ -8,7 +8,7 @@
 namespace mhacfg {
 
 double Profile::peak_flop_per_s(DType compute) const {
-  for (const std::string dtype : {std::string(to_string(compute)), std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
+  for (const std::string& dtype : {std::string(to_string(compute)), std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
     const auto it = spec.peak_flop_per_s.find(dtype);
     if (it != spec.peak_flop_per_s.end()) return it->second;
   }

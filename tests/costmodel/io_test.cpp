@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
@@ -218,4 +219,30 @@ TEST_CASE("check_output_path fails before any work on paths that cannot be writt
   CHECK(input_error([&] { check_output_path(d.path, "--save-measurements"); }) ==
         "--save-measurements = " + d.path + ": is a directory");
   CHECK(input_error([&] { check_output_path("", "--out"); }) == "--out = (empty): needs a file path");
+}
+
+TEST_CASE("another user's file in a sticky folder is refused before any work", "[io][errors]") {
+  // /tmp is such a folder: the rename over another user's file would fail after the work was done.
+  TempDir d;
+  REQUIRE(::chmod(d.path.c_str(), 01777) == 0);
+  { std::ofstream(d / "theirs.json") << "{}"; }
+  REQUIRE(::chmod((d / "theirs.json").c_str(), 0666) == 0);  // writable by all, so only the sticky bit refuses
+  check_output_path(d / "theirs.json", "--out");              // this process's own file: replaced as usual
+  write_file_atomic(d / "theirs.json", "{\"v\": 2}", "--out");
+  CHECK(slurp(d / "theirs.json") == "{\"v\": 2}");
+  if (::geteuid() != 0) return;  // only root can run the other user's side below
+  const std::string expected =
+      "--out = " + (d / "theirs.json") + ": cannot replace another user's file in the sticky folder " + d.path;
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // as nobody, the file and the folder are root's
+    if (::setuid(65534) != 0) ::_exit(10);
+    const bool checked = input_error([&] { check_output_path(d / "theirs.json", "--out"); }) == expected;
+    const bool written = input_error([&] { write_file_atomic(d / "theirs.json", "lost", "--out"); }) == expected;
+    ::_exit(checked && written ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(slurp(d / "theirs.json") == "{\"v\": 2}");
 }
