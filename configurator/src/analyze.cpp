@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 #include "mhacfg/costmodel/profile.hpp"
 
@@ -243,7 +244,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     for (const auto& [k, v] : j.items()) {
       const std::string key = prefix.empty() ? k : prefix + "." + k;
       if (v.is_object()) flatten(v, key);
-      else r.csv.rows.push_back({key, v.is_string() ? v.get<std::string>() : v.dump()});
+      else r.csv.rows.push_back({key, v.is_string() ? v.get<std::string>() : json_text(v)});
     }
   };
   flatten(r.json, "");

@@ -8,6 +8,7 @@
 #include "mhacfg/configurator/plots.hpp"
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
 
 namespace mhacfg {
 
@@ -79,7 +80,7 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
     std::vector<std::string> ops;
     for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
     if (format == Format::json) {
-      out << profile_to_json(p).dump(2) << "\n";
+      out << json_text(profile_to_json(p), 2) << "\n";
       return kExitOk;
     }
     Report r;
@@ -122,7 +123,7 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
     t.rows.push_back({p.name, p.device, p.source, opsl.empty() ? "-" : opsl, prov});
   }
   if (format == Format::json) {
-    out << nlohmann::json{{"schema_version", "1.0"}, {"profiles", list}}.dump(2) << "\n";
+    out << json_text(nlohmann::json{{"schema_version", "1.0"}, {"profiles", list}}, 2) << "\n";
     return kExitOk;
   }
   Report r;

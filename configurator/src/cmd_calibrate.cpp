@@ -173,7 +173,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
   if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
   const auto measured = measure_records(dev, read_records(in), in, o);
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
-  else for (const auto& r : measured) out << r.json.dump() << "\n";
+  else for (const auto& r : measured) out << json_text(r.json) << "\n";
   return kExitOk;
 }
 
@@ -351,7 +351,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   } catch (const InputError& e) {
     throw InputError(std::string("calibrate: the fitted profile would not load back, nothing written: ") + e.what());
   }
-  write_file_atomic(path, written.dump(2) + "\n");
+  write_file_atomic(path, json_text(written, 2) + "\n");
   print_summary(p, path, format, out, notes);
   (void)err;
   return kExitOk;
@@ -373,7 +373,7 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
   const Profile p = load_profile(a.str("profile"), "--profile");
   const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
   if (auto path = a.opt_str("out")) write_records(*path, lines);
-  else for (const auto& j : lines) out << j.dump() << "\n";
+  else for (const auto& j : lines) out << json_text(j) << "\n";
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
 
 namespace mhacfg {
 
@@ -171,7 +172,7 @@ void render_csv(const Table& t, std::ostream& out) {
 void render(const Report& r, Format f, std::ostream& out) {
   switch (f) {
     case Format::json:
-      out << r.json.dump(2) << "\n";
+      out << json_text(r.json, 2) << "\n";
       return;
     case Format::csv:
       render_csv(r.csv, out);

@@ -1,6 +1,7 @@
 #include "mhacfg/costmodel/io.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -205,6 +206,21 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
 }
 
 }  // namespace
+
+namespace {
+
+void check_finite(const nlohmann::json& j) {
+  if (j.is_number_float()) MHACFG_CHECK(std::isfinite(j.get<double>()), "a number in JSON output is not finite");
+  if (j.is_structured())
+    for (const auto& v : j) check_finite(v);
+}
+
+}  // namespace
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  check_finite(j);
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 void check_output_path(const std::string& path, const std::string& field) {
   const Target t = resolve_target(path, field);

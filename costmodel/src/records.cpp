@@ -170,7 +170,7 @@ std::vector<MeasurementRecord> read_records(const std::string& path, const std::
 
 void write_records(const std::string& path, const std::vector<nlohmann::json>& lines) {
   std::string out;
-  for (const auto& j : lines) out += j.dump() + "\n";
+  for (const auto& j : lines) out += json_text(j) + "\n";
   write_file_atomic(path, out);
 }
 

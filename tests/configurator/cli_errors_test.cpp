@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,4 +140,22 @@ TEST_CASE("recommend input errors", "[cli][errors][recommend]") {
   expect_input_error({"recommend", "--params", "7B", "--memory-fraction", "1.5"},
                      "--memory-fraction = 1.5: must be between 0.01 and 1.00");
   expect_input_error({"recommend", "--d-model", "4096"}, "--layers = (missing): --d-model and --layers go together");
+}
+
+TEST_CASE("a file name that is not UTF-8 is shown, not an internal error", "[cli]") {
+  // Linux file names are bytes; JSON is UTF-8. Such bytes are written as U+FFFD, in every format.
+  std::ifstream in(std::string(MHACFG_FIXTURES_DIR) + "/hf/gpt2.json");
+  const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string path = temp_file("gpt2-\xff\xfe.json", config);
+  for (const std::string format : {"json", "table", "markdown", "csv", "html"}) {
+    const CliResult a = run({"analyze", "--hf-config", path, "--format", format});
+    INFO(format << ": " << a.err);
+    CHECK(a.code == 0);
+    CHECK(a.err.empty());
+    if (format == "json") CHECK(nlohmann::json::parse(a.out)["model"]["name"] == "gpt2-\xef\xbf\xbd\xef\xbf\xbd.json");
+  }
+  const CliResult c = run({"compare", path, "gpt2", "--format", "json"});
+  CHECK(c.code == 0);
+  CHECK(nlohmann::json::accept(c.out));
+  std::remove(path.c_str());
 }

@@ -13,6 +13,7 @@
 #include "cpu_calls.hpp"
 #include "inputs.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/kernels/bench.hpp"
 #include "mhacfg/kernels/cpu/stream_read.hpp"
 #include "timing.hpp"
@@ -95,7 +96,7 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
   if (o.repetitions < 1) throw InputError("repetitions", std::to_string(o.repetitions), "must be at least 1");
   for (std::size_t i = 0; i < rs.size(); ++i)
     if (std::string why = cpu_unsupported_reason(rs[i]); !why.empty())
-      throw InputError("record " + std::to_string(i + 1), record_to_json(rs[i]).dump(), why);
+      throw InputError("record " + std::to_string(i + 1), json_text(record_to_json(rs[i])), why);
   // Inputs allocated once while they fit in half the memory; the rest afresh each round.
   std::vector<std::function<void()>> kept(rs.size());
   double kept_bytes = 0;

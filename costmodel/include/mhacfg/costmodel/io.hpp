@@ -21,6 +21,11 @@ std::string read_file(const std::string& path, const std::string& field);
 // on a NUL byte, on numbers beyond a double, and on nesting deeper than 64 levels.
 nlohmann::json parse_json(const std::string& text, const std::string& field);
 
+// JSON text for output (stdout, profiles, records): bytes that are not UTF-8 (a file name's) are
+// written as U+FFFD rather than failing, and a number that is not finite, which JSON cannot hold (it
+// would be written as null), is a broken invariant. indent -1: one line.
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
 // Checks, before any work, that `path` could be written: not a folder, in an existing writable folder.
 // Throws InputError naming `field`. (Commands that measure for minutes call it first.)
 void check_output_path(const std::string& path, const std::string& field);
