@@ -128,7 +128,7 @@ std::vector<ClassError> validate_records(const Predictor& p, const std::vector<M
 
 Report validation_report(const Profile& profile, const std::string& input, const std::vector<ClassError>& errors) {
   Report r;
-  r.heading = "Prediction error of " + profile.name + " (" + profile.source + ") on " + input;
+  r.heading = "Prediction error of " + profile.name + " (" + profile.source + ") on " + escaped(input);
   Table t;
   t.columns = {"op class", "records", "median APE", "p90 APE", "max APE", "extrapolated"};
   t.right_align = {false, true, true, true, true, true};
@@ -159,7 +159,7 @@ Report validation_report(const Profile& profile, const std::string& input, const
 
 Report profile_summary_report(const Profile& p, const std::string& path) {
   Report r;
-  r.heading = "Profile " + p.name + " (" + p.device + ", " + p.source + ") written to " + path;
+  r.heading = "Profile " + p.name + " (" + p.device + ", " + p.source + ") written to " + escaped(path);
   Table t;
   t.columns = {"op class", "records", "fit median", "fit p90", "LOO median", "LOO p90", "t0", "peak", "bandwidth"};
   t.right_align = {false, true, true, true, true, true, true, true, true};

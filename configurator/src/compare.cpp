@@ -66,7 +66,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   for (std::size_t i = 0; i < models.size(); ++i) {
     const ModelSpec& m = models[i];
     Column c;
-    c.label = o.models[i];
+    c.label = escaped(o.models[i]);  // one line in every format (a path may hold a newline)
     try {
       c.counts = count_model(m, o.workload);
     } catch (const InputError& e) {  // name the model (a tp that divides one model's heads and not another's)

@@ -314,7 +314,7 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
 
 ModelSpec load_hf_config(const std::string& path) {
   ModelSpec m = spec_from_hf_config(parse_json(read_file(path, "--hf-config"), path), path);
-  m.name = path.substr(path.find_last_of('/') + 1);  // the file name; errors above name the whole path
+  m.name = escaped(path.substr(path.find_last_of('/') + 1));  // the file name, on one line; errors above name the whole path
   return m;
 }
 

@@ -89,6 +89,8 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
   if (p.name.empty() || escaped(p.name) != p.name)  // it heads tables and reports: one printable line
     throw InputError(f.name("name"), json_value_text(f.at("name")), "must be one line of printable text");
   p.device = f.require_string("device");
+  if (p.device.empty() || escaped(p.device) != p.device)  // headings and the profiles list show it
+    throw InputError(f.name("device"), json_value_text(f.at("device")), "must be one line of printable text");
   p.kind = f.optional_string("kind").value_or("gpu");
   if (p.kind != "gpu" && p.kind != "cpu")
     throw InputError(f.name("kind"), "\"" + p.kind + "\"", "must be \"gpu\" or \"cpu\"");

@@ -284,6 +284,9 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad["name"] = "two\nlines";
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: name = \"two\\nlines\": must be one line of printable text");
   bad = j;
+  bad["device"] = "GPU\r";
+  CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: device = \"GPU\\r\": must be one line of printable text");
+  bad = j;
   bad["source"] = "guess";
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: source = \"guess\": must be \"datasheet\" or \"measured\"");
   // A datasheet profile (no fits) naming an op class.

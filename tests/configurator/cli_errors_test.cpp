@@ -142,7 +142,7 @@ TEST_CASE("recommend input errors", "[cli][errors][recommend]") {
   expect_input_error({"recommend", "--d-model", "4096"}, "--layers = (missing): --d-model and --layers go together");
 }
 
-TEST_CASE("a file name that is not UTF-8 is shown, not an internal error", "[cli]") {
+TEST_CASE("a file name that is not UTF-8 or holds a newline is shown, not an internal error", "[cli]") {
   // Linux file names are bytes; JSON is UTF-8. Such bytes are written as U+FFFD, in every format.
   std::ifstream in(std::string(MHACFG_FIXTURES_DIR) + "/hf/gpt2.json");
   const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -158,4 +158,11 @@ TEST_CASE("a file name that is not UTF-8 is shown, not an internal error", "[cli
   CHECK(c.code == 0);
   CHECK(nlohmann::json::accept(c.out));
   std::remove(path.c_str());
+  // A newline in a name is shown escaped: headings and table columns stay one line.
+  const std::string nl = temp_file("gpt2-\n.json", config);
+  const CliResult a = run({"analyze", "--hf-config", nl});
+  CHECK(a.out.rfind("gpt2-\\n.json (gpt2): d_model 768", 0) == 0);
+  const CliResult t = run({"compare", nl, "gpt2"});
+  CHECK(t.out.find(" vs " + nl.substr(0, nl.size() - 6) + "\\n.json\n") != std::string::npos);
+  std::remove(nl.c_str());
 }
