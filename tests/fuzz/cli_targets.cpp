@@ -31,17 +31,22 @@ namespace mhacfg::fuzz {
 
 namespace {
 
-// One private folder per process for the input and what the commands write.
+// One private folder per process for the input and what the commands write, removed at exit (the
+// name is never destroyed, so the exit handler can still read it).
 const std::string& work_dir() {
-  static const std::string dir = [] {
+  static const std::string& dir = *new std::string([] {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/mhacfg-fuzz.XXXXXX";
     if (!mkdtemp(pattern.data())) {
       std::perror("mhacfg fuzz: mkdtemp");
       std::abort();
     }
+    std::atexit([] {  // a crash keeps it, with what the last input wrote
+      std::error_code ignored;
+      std::filesystem::remove_all(work_dir(), ignored);
+    });
     return pattern;
-  }();
+  }());
   return dir;
 }
 
