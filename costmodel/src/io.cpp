@@ -137,11 +137,11 @@ Target resolve_target(const std::string& requested, const std::string& field) {
   }
   // In a sticky folder (/tmp) only the file's owner, the folder's owner or root may replace the file:
   // the rename would fail after the work (or the measuring) was done.
+  const std::string folder = folder_of(t.path);
   struct stat dir {};
   const uid_t me = ::geteuid();
-  if (::stat(folder_of(t.path).c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me &&
-      dir.st_uid != me)
-    throw InputError(field, requested, "cannot replace another user's file in the sticky folder " + folder_of(t.path));
+  if (::stat(folder.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && dir.st_uid != me)
+    throw InputError(field, requested, "cannot replace another user's file in the sticky folder " + folder);
   return t;
 }
 
@@ -204,10 +204,6 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
   }
   return name;
 }
-
-}  // namespace
-
-namespace {
 
 void check_finite(const nlohmann::json& j) {
   if (j.is_number_float()) MHACFG_CHECK(std::isfinite(j.get<double>()), "a number in JSON output is not finite");
