@@ -59,13 +59,13 @@ std::function<void()> prepare_gemm_ceiling(int threads) {
 }
 
 std::function<void()> prepare_read_ceiling(int threads) {
-  const std::int64_t count = kCeilingReadBytes / static_cast<std::int64_t>(sizeof(float));
-  const std::int64_t slice = kCeilingReadSliceBytes / static_cast<std::int64_t>(sizeof(float));
+  constexpr std::int64_t count = kCeilingReadBytes / static_cast<std::int64_t>(sizeof(float));
+  constexpr std::int64_t slice = kCeilingReadSliceBytes / static_cast<std::int64_t>(sizeof(float));
   static_assert(kCeilingReadBytes % kCeilingReadSliceBytes == 0, "whole slices");
   auto buf = std::make_shared<Buffer<float>>(random_buffer<float>(count, 9, threads));
   auto sink = std::make_shared<double>(0.0);  // keeps the sum observable
   auto next = std::make_shared<std::int64_t>(0);
-  return [buf, sink, next, count, slice, threads] {
+  return [buf, sink, next, threads] {
     *sink += cpu::stream_read_sum({buf->data() + *next, slice, threads});
     *next = (*next + slice) % count;
   };
