@@ -5,7 +5,7 @@
 // The contract checked on every input (README "Exit codes", STYLE.md point 7):
 //   - the run ends with exit 0, 1 or 2: an internal error or a runtime failure (3) on these inputs is
 //     a bug, and so is a crash or a sanitizer report;
-//   - a refusal (exit 2) is exactly one line on stderr, "mhacfg: error: ...";
+//   - a refusal (exit 2) is exactly one line on stderr, "mhacfg: error: ...", and nothing on stdout;
 //   - --format json output parses;
 //   - a profile that calibrate --from writes loads back and predicts.
 // A broken contract aborts with the command and what it printed, so libFuzzer keeps the input.
@@ -89,10 +89,11 @@ Run run(const std::vector<std::string>& args) {
   if (code == 2) {
     if (e.rfind("mhacfg: error: ", 0) != 0) broken(args, "a refusal that is not 'mhacfg: error: ...'", o, e);
     if (e.find('\n') != e.size() - 1) broken(args, "a refusal that is not exactly one line", o, e);
+    if (!o.empty()) broken(args, "a refusal that also wrote to stdout", o, e);
   }
   bool json = false;  // --help wins over --format (Boost also takes a prefix of it: --he)
-  for (std::size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--format" && args[i + 1] == "json") json = true;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if ((args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json") || args[i] == "--format=json") json = true;
   for (const auto& a : args)
     if (a.rfind("-h", 0) == 0 || a.rfind("--h", 0) == 0) json = false;
   if (code == 0 && json && !nlohmann::json::accept(o)) broken(args, "--format json output that does not parse", o, e);
