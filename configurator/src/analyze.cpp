@@ -20,7 +20,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                          {"k_bias", a.k_bias},
                          {"v_bias", a.v_bias},
                          {"o_bias", a.o_bias},
-                         {"qk_norm", a.qk_norm}};
+                         {"qk_norm", a.qk_norm},
+                         {"sinks", a.sinks}};
   if (a.variant == AttentionVariant::mla)
     attn["mla"] = {{"q_lora_rank", a.mla.q_lora_rank == 0 ? nlohmann::json(nullptr) : nlohmann::json(a.mla.q_lora_rank)},
                    {"kv_lora_rank", a.mla.kv_lora_rank},
@@ -60,7 +61,12 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"expert_ffn_dim", m.moe.expert_ffn_dim},
                 {"top_k", m.moe.top_k},
                 {"router_bias", m.moe.router_bias}};
-  if (m.extra.mtp_modules > 0) j["extra"] = {{"mtp_modules", m.extra.mtp_modules}};
+  if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
+  const VisionSpec& v = m.extra.vision;
+  if (v.hidden > 0)
+    j["extra"]["vision"] = {{"hidden_size", v.hidden}, {"intermediate_size", v.intermediate}, {"layers", v.layers},
+                            {"num_channels", v.channels}, {"image_size", v.image_size}, {"patch_size", v.patch_size},
+                            {"pooling_head", v.pooling_head}};
   return j;
 }
 
@@ -87,7 +93,7 @@ nlohmann::json counts_json(const ModelCounts& c) {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
         {"attention_per_layer", p.attention_per_layer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
-        {"active", p.active}, {"mtp", p.mtp}}},
+        {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}}},
       {"kv_cache",
        {{"dtype", std::string(to_string(kv.dtype))}, {"bytes_per_token", kv.bytes_per_token},
         {"bytes_per_token_per_layer", kv.bytes_per_token_per_layer},
@@ -153,6 +159,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   if (p.router) row(params, "router", p.router, fmt_count(double(p.router)));
   row(params, "norms", p.norms, fmt_count(double(p.norms)));
   if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp)), "not in total; shares embedding and head");
+  if (p.vision) row(params, "vision (extra)", p.vision, fmt_count(double(p.vision)), "not in total; encoder + projector");
   r.tables.push_back(params);
 
   const KvCacheCounts& kv = c.kv_cache;

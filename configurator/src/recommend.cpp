@@ -43,7 +43,7 @@ ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab) {
   m.vocab_size = vocab;
   m.layers.assign(static_cast<std::size_t>(layers), LayerSpec{});
   const std::int64_t hd = d % 128 == 0 ? 128 : 64;
-  m.attention = AttentionSpec{AttentionVariant::mha, d / hd, d / hd, hd, hd, false, false, false, false, false, {}};
+  m.attention = AttentionSpec{AttentionVariant::mha, d / hd, d / hd, hd, hd, false, false, false, false, false, false, {}};
   m.ffn = FfnSpec{FfnKind::gated, default_ffn_dim(d, FfnKind::gated), false};
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};
   return m;
@@ -287,7 +287,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           if (nq % nkv != 0) continue;
           const AttentionVariant v = variant_for_heads(nq, nkv);
           ModelSpec m = base;
-          m.attention = AttentionSpec{v, nq, nkv, hd, hd, false, false, false, false, false, {}};
+          m.attention = AttentionSpec{v, nq, nkv, hd, hd, false, false, false, false, false, false, {}};
           out.push_back(std::move(m));
         }
       }
@@ -299,7 +299,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
       for (std::int64_t mult : {2, 3, 4, 6, 8})
         for (std::int64_t q_lora : mla_q_lora_ranks(shape.d_model)) {
           ModelSpec m = base;
-          m.attention = AttentionSpec{AttentionVariant::mla, nq, nq, vhd + 64, vhd, false, false, false, false, false, {}};
+          m.attention = AttentionSpec{AttentionVariant::mla, nq, nq, vhd + 64, vhd, false, false, false, false, false, false, {}};
           m.attention.mla = MlaSpec{q_lora, mult * vhd, vhd, 64};
           out.push_back(std::move(m));
         }

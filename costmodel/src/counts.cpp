@@ -165,8 +165,32 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
     if (a.qk_norm) p = add(p, 2 * a.head_dim, kParams);  // q_norm and k_norm weights, shared by heads
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
+  if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
   return p;
 }
+
+namespace {
+// A SigLIP vision encoder (transformers' SiglipVisionTransformer) and Gemma 3's projector into d_model.
+std::int64_t vision_params(const ModelSpec& m) {
+  const VisionSpec& v = m.extra.vision;
+  if (v.hidden == 0) return 0;
+  const std::int64_t h = v.hidden, f = v.intermediate;
+  const std::int64_t side = v.image_size / v.patch_size;
+  const std::int64_t patches = mul(side, side, kParams);
+  const std::int64_t linear = add(mul(h, h, kParams), h, kParams);                     // h x h with bias
+  const std::int64_t mlp = add(mul(2, h, f, kParams), add(f, h, kParams), kParams);  // fc1, fc2 with biases
+  const std::int64_t layer = add(add(mul(4, linear, kParams), mul(4, h, kParams), kParams), mlp, kParams);  // + 2 LayerNorms
+  std::int64_t p = add(mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams), h, kParams);  // patch conv + bias
+  p = add(p, mul(patches, h, kParams), kParams);                                             // position table
+  p = add(p, add(mul(v.layers, layer, kParams), mul(2, h, kParams), kParams), kParams);                   // + post_layernorm
+  // The pooling head: a probe, nn.MultiheadAttention (in_proj 3h x h, out_proj, biases), a LayerNorm
+  // and an MLP.
+  if (v.pooling_head)
+    p = add(p, add(add(h, mul(4, linear, kParams), kParams), add(mul(2, h, kParams), mlp, kParams), kParams), kParams);
+  // Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm over h) and mm_input_projection (h x d_model).
+  return add(p, add(h, mul(h, m.d_model, kParams), kParams), kParams);
+}
+}  // namespace
 
 static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   ParamCounts p;
@@ -191,6 +215,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
                                     add(layer_params(m, m.layers.back()), norm_params(m, d), kParams), kParams);
     p.mtp = mul(m.extra.mtp_modules, module, kParams);
   }
+  p.vision = vision_params(m);
   return p;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <vector>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
@@ -19,7 +20,7 @@ using Parser = std::function<void(const JsonFields&, ModelSpec&)>;
 std::string int_text(std::int64_t v) { return std::to_string(v); }
 
 // Layers whose pattern is given as "layer_types" (newer transformers), if present. Only the families
-// whose Config classes read it call this (Qwen2/Qwen3, Gemma2); Mistral's, Mixtral's and Phi-3's ignore
+// whose Config classes read it call this (Qwen2/Qwen3/Qwen3-MoE, Gemma 2/3, GPT-OSS); Mistral's, Mixtral's and Phi-3's ignore
 // the key and window every layer. A sliding layer without a window (sliding_window null, or Qwen's
 // use_sliding_window false) attends to everything, as in transformers.
 bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
@@ -42,17 +43,27 @@ bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
   return true;
 }
 
-// num_hidden_layers (or the family's key) within kMaxLayers, before a LayerSpec per layer exists.
-std::int64_t layer_count(const JsonFields& f, const char* key) {
-  return checked_layer_count(f.require_int(key), f.name(key));
-}
 
 // The family defaults that differ between Config classes.
 struct FamilyDefaults {
   std::int64_t head_dim = 0;  // 0: hidden_size / num_attention_heads
   bool tie = false;           // tie_word_embeddings
   std::int64_t kv_heads = 0;  // num_key_value_heads when the key is missing; 0: num_attention_heads
+  // The sizes when their keys are missing; 0: required (most families' configs always carry them;
+  // Gemma 3's multimodal checkpoints leave some to Gemma3TextConfig's defaults).
+  std::int64_t hidden = 0, layers = 0, heads = 0, ffn = 0, vocab = 0;
 };
+
+// key's positive integer, or `fallback` when the key is missing (0: the key is required).
+std::int64_t int_or(const JsonFields& f, const char* key, std::int64_t fallback) {
+  if (fallback > 0 && !f.present(key)) return fallback;
+  return f.require_int(key);
+}
+
+// num_hidden_layers (or the family's key) within kMaxLayers, before a LayerSpec per layer exists.
+std::int64_t layer_count(const JsonFields& f, const char* key, std::int64_t fallback = 0) {
+  return checked_layer_count(int_or(f, key, fallback), f.name(key));
+}
 
 // The common decoder layout: hidden_size, num_hidden_layers, num_attention_heads,
 // num_key_value_heads (missing: the class default, e.g. MistralConfig's 8; null: MHA, as the
@@ -61,10 +72,10 @@ struct FamilyDefaults {
 // heads), intermediate_size,
 // RMSNorm twice per layer and a final norm, gated FFN.
 void parse_llama_like(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
-  m.d_model = f.require_int("hidden_size");
-  m.layers.assign(static_cast<std::size_t>(layer_count(f, "num_hidden_layers")), LayerSpec{});
+  m.d_model = int_or(f, "hidden_size", d.hidden);
+  m.layers.assign(static_cast<std::size_t>(layer_count(f, "num_hidden_layers", d.layers)), LayerSpec{});
   AttentionSpec& a = m.attention;
-  a.num_q_heads = f.require_int("num_attention_heads");
+  a.num_q_heads = int_or(f, "num_attention_heads", d.heads);
   const bool kv_missing = !f.present("num_key_value_heads");
   a.num_kv_heads = f.optional_int("num_key_value_heads").value_or(kv_missing && d.kv_heads > 0 ? d.kv_heads : a.num_q_heads);
   if (auto head_dim = f.optional_int("head_dim")) {
@@ -78,10 +89,10 @@ void parse_llama_like(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
     a.head_dim = m.d_model / a.num_q_heads;
   }
   a.v_head_dim = a.head_dim;
-  m.vocab_size = f.require_int("vocab_size");
+  m.vocab_size = int_or(f, "vocab_size", d.vocab);
   m.tie_embeddings = f.optional_bool("tie_word_embeddings", d.tie);
   m.ffn.kind = FfnKind::gated;
-  m.ffn.ffn_dim = f.require_int("intermediate_size");
+  m.ffn.ffn_dim = int_or(f, "intermediate_size", d.ffn);
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};
 }
 
@@ -147,6 +158,49 @@ void parse_qwen3(const JsonFields& f, ModelSpec& m) {
   qwen_windows(f, m);
 }
 
+// The experts' count under the key transformers v4 reads (`num_experts`) or the one v5 writes back
+// (`num_local_experts`, its attribute_map target).
+std::int64_t experts_key(const JsonFields& f, const char* first, const char* second, std::int64_t fallback) {
+  return int_or(f, f.present(first) || !f.present(second) ? first : second, fallback);
+}
+
+// Qwen3MoeConfig: Qwen3's attention (q/k norms) but no head_dim default (the model falls back to
+// hidden_size / heads; the checkpoints state 128), 4 KV heads, untied. Layer i is sparse unless it is in
+// mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step: num_experts experts of
+// moe_intermediate_size, top num_experts_per_tok, a router without bias, no shared expert; dense layers
+// use intermediate_size. A window, with use_sliding_window, applies to every layer (no
+// max_window_layers here).
+void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 4};
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 6144, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  const bool bias = f.optional_bool("attention_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.attention.qk_norm = true;
+  const bool use = f.optional_bool("use_sliding_window", false);
+  const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
+  if (!apply_layer_types(f, m, window)) set_all_windows(m, window);
+  const std::int64_t experts = experts_key(f, "num_experts", "num_local_experts", 128);
+  m.moe.num_routed_experts = experts;
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 768);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  const std::int64_t step = int_or(f, "decoder_sparse_step", 1);
+  std::vector<bool> dense_only(m.layers.size(), false);
+  if (f.has("mlp_only_layers")) {
+    const auto& list = f.at("mlp_only_layers");
+    if (!list.is_array()) throw InputError(f.name("mlp_only_layers"), json_value_text(list), "must be a list of layer indices");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string field = f.name("mlp_only_layers") + "[" + std::to_string(k) + "]";
+      const std::int64_t i = json_to_int(list[k], field, false);
+      if (i >= m.num_layers())
+        throw InputError(field, json_value_text(list[k]), "must be a layer index below " + int_text(m.num_layers()));
+      dense_only[static_cast<std::size_t>(i)] = true;
+    }
+  }
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    m.layers[i].moe = !dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0;
+}
+
 void gemma_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_kv_heads) {
   parse_llama_like(f, m, {256, true, default_kv_heads});  // head_dim 256, tied embeddings
   const bool bias = f.optional_bool("attention_bias", false);
@@ -160,6 +214,68 @@ void parse_gemma2(const JsonFields& f, ModelSpec& m) {
   m.norm.per_layer = 4;  // input, post-attention, pre-FFN and post-FFN norms
   // Layers alternate sliding (even index) and global (odd index).
   const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (!apply_layer_types(f, m, window))
+    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
+}
+
+// Gemma3TextConfig: Gemma 2's four norms per layer and head_dim 256, plus q/k norms over head_dim;
+// layers slide except every sliding_window_pattern-th (6; newer files spell the pattern out as
+// layer_types). Every size has a class default, which the multimodal checkpoints' text_config relies on
+// (vocab_size 262208; the 4B also leaves out the heads).
+void parse_gemma3_text(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{256, true, 4};
+  d.hidden = 2304, d.layers = 26, d.heads = 8, d.ffn = 9216, d.vocab = 262208;
+  parse_llama_like(f, m, d);
+  const bool bias = f.optional_bool("attention_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.attention.qk_norm = true;
+  m.norm.per_layer = 4;
+  if (f.optional_bool("use_bidirectional_attention", false))
+    throw InputError(f.name("use_bidirectional_attention"), "true",
+                     "a bidirectional encoder (EmbeddingGemma); mhacfg analyses causal decoders");
+  const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (apply_layer_types(f, m, window)) return;
+  const std::int64_t pattern = int_or(f, "sliding_window_pattern", 6);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+}
+
+// Gemma3Config (multimodal): the language model is text_config's (Gemma3TextConfig defaults for what
+// it leaves out); vision_config's SigLIP encoder and the projector are reported beside the total, as
+// DeepSeek's MTP module is.
+void parse_gemma3(const JsonFields& f, ModelSpec& m) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  parse_gemma3_text(JsonFields(f.has("text_config") ? f.at("text_config") : empty, f.name("text_config")), m);
+  const JsonFields v(f.has("vision_config") ? f.at("vision_config") : empty, f.name("vision_config"));
+  VisionSpec& vs = m.extra.vision;  // SiglipVisionConfig's defaults
+  vs.hidden = int_or(v, "hidden_size", 768);
+  vs.intermediate = int_or(v, "intermediate_size", 3072);
+  vs.layers = int_or(v, "num_hidden_layers", 12);
+  vs.channels = int_or(v, "num_channels", 3);
+  vs.image_size = int_or(v, "image_size", 224);
+  vs.patch_size = int_or(v, "patch_size", 16);
+  vs.pooling_head = v.optional_bool("vision_use_head", true);
+}
+
+// GptOssConfig: 64 heads of 64 (hidden_size / heads only when head_dim is null), 8 KV heads, biases on
+// q/k/v/o, one sink logit per head; every layer sparse: num_local_experts gated experts of
+// intermediate_size with biases (gate_up and down), top num_experts_per_tok (the file's
+// experts_per_token is not read), a router with a bias; layers alternate sliding (even index,
+// sliding_window 128) and full unless layer_types says otherwise.
+void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 64, false, 8};
+  d.hidden = 2880, d.layers = 36, d.heads = 64, d.ffn = 2880, d.vocab = 201088;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = f.optional_bool("attention_bias", true);
+  a.sinks = true;
+  m.ffn.bias = true;  // the experts' gate_up_proj_bias and down_proj_bias
+  m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 128);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
+  m.moe.router_bias = true;
+  for (auto& l : m.layers) l.moe = true;
+  const std::int64_t window = window_key(f, "sliding_window", 128);
   if (!apply_layer_types(f, m, window))
     for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
 }
@@ -266,9 +382,13 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"mixtral", parse_mixtral},
       {"qwen2", parse_qwen2},
       {"qwen3", parse_qwen3},
+      {"qwen3_moe", parse_qwen3_moe},
       {"gemma", parse_gemma},
       {"gemma2", parse_gemma2},
+      {"gemma3_text", parse_gemma3_text},
+      {"gemma3", parse_gemma3},
       {"phi3", parse_phi3},
+      {"gpt_oss", parse_gpt_oss},
       {"falcon", parse_falcon},
       {"RefinedWeb", parse_falcon},
       {"RefinedWebModel", parse_falcon},

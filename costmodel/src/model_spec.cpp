@@ -107,6 +107,18 @@ void validate(const ModelSpec& m) {
   }
   require_non_negative(m.norm.per_layer, "norms_per_layer");
   require_non_negative(m.extra.mtp_modules, "mtp_modules");
+  const VisionSpec& v = m.extra.vision;
+  if (v.hidden != 0) {
+    require_positive(v.hidden, "vision_config.hidden_size");
+    require_positive(v.intermediate, "vision_config.intermediate_size");
+    require_positive(v.layers, "vision_config.num_hidden_layers");
+    require_positive(v.channels, "vision_config.num_channels");
+    require_positive(v.image_size, "vision_config.image_size");
+    require_positive(v.patch_size, "vision_config.patch_size");
+    if (v.patch_size > v.image_size)
+      throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
+                       "must not exceed image_size = " + std::to_string(v.image_size));
+  }
 }
 
 }  // namespace mhacfg

@@ -154,7 +154,7 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
 
 TEST_CASE("quality rules follow the published ablations", "[recommend][quality]") {
   auto risk = [](AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
-    AttentionSpec a{v, nq, nkv, hd, hd, false, false, false, false, false, {}};
+    AttentionSpec a{v, nq, nkv, hd, hd, false, false, false, false, false, false, {}};
     return assess_quality(a).level;
   };
   CHECK(risk(AttentionVariant::mha, 32, 32, 128) == RiskLevel::none);
@@ -165,7 +165,7 @@ TEST_CASE("quality rules follow the published ablations", "[recommend][quality]"
   CHECK(risk(AttentionVariant::gqa, 64, 2, 128) == RiskLevel::high);    // groups of 32: near MQA
   CHECK(risk(AttentionVariant::mqa, 32, 1, 128) == RiskLevel::high);
   CHECK(risk(AttentionVariant::gqa, 64, 8, 48) == RiskLevel::medium);   // head_dim < 64 raises a level
-  AttentionSpec mla{AttentionVariant::mla, 16, 16, 192, 128, false, false, false, false, false, {}};
+  AttentionSpec mla{AttentionVariant::mla, 16, 16, 192, 128, false, false, false, false, false, false, {}};
   mla.mla = MlaSpec{0, 512, 128, 64};
   CHECK(assess_quality(mla).level == RiskLevel::low);  // DeepSeek-V2: latent 4 x 128
   mla.mla.kv_lora_rank = 256;

@@ -18,7 +18,7 @@ ModelSpec small() {
   m.d_model = 512;
   m.vocab_size = 1000;
   m.layers.assign(4, LayerSpec{});
-  m.attention = AttentionSpec{AttentionVariant::gqa, 8, 2, 64, 64, false, false, false, false, false, {}};
+  m.attention = AttentionSpec{AttentionVariant::gqa, 8, 2, 64, 64, false, false, false, false, false, false, {}};
   m.ffn = FfnSpec{FfnKind::gated, 1536, false};
   validate(m);
   return m;

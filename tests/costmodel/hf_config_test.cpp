@@ -2,6 +2,7 @@
 // to the published parameter count, and each family's implicit behaviour is honoured.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <functional>
 
 #include "mhacfg/costmodel/counts.hpp"
@@ -45,6 +46,12 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"deepseek-v2-lite", 15'706'484'224},
       {"deepseek-v2", 235'741'434'880},
       {"deepseek-v3", 671'026'419'200},  // main model; the MTP module is reported separately
+      {"qwen3-30b-a3b", 30'532'122'624},
+      {"qwen3-235b-a22b", 235'093'634'560},
+      {"gpt-oss-20b", 20'914'757'184},
+      {"gpt-oss-120b", 116'829'156'672},
+      {"gemma-3-270m", 268'098'176},
+      {"gemma-3-1b-it", 999'885'952},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -256,7 +263,7 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
     return std::string("no error");
   };
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
-  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, phi3, falcon") != std::string::npos);
+  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_oss, falcon") != std::string::npos);
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
@@ -290,4 +297,125 @@ TEST_CASE("unreadable and malformed files name the file", "[hf_config][errors]")
                     Catch::StartsWith("--hf-config = /nonexistent/config.json: cannot read file"));
   CHECK_THROWS_WITH(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/PUBLISHED.md"),
                     Catch::Contains("(malformed JSON): parse error at byte"));
+}
+
+TEST_CASE("gemma3 multimodal: the language model is the total, the SigLIP encoder and projector beside it", "[hf_config]") {
+  struct Case {
+    const char* file;
+    std::int64_t checkpoint;  // Gemma3ForConditionalGeneration's published count (PUBLISHED.md)
+    std::int64_t keras_text;  // KerasHub's text-only preset, built with vocab 262144
+    std::int64_t d_model;
+  };
+  for (const Case c : {Case{"gemma-3-4b-pt", 4'300'079'472, 3'880'099'328, 2560},
+                       Case{"gemma-3-12b-pt", 12'187'325'040, 11'765'788'416, 3840},
+                       Case{"gemma-3-27b-it", 27'432'406'640, 27'009'002'240, 5376}}) {
+    INFO(c.file);
+    const ModelSpec m = fixture(c.file);
+    const ParamCounts p = count_params(m);
+    CHECK(m.vocab_size == 262'208);  // text_config leaves it out: Gemma3TextConfig's default
+    CHECK(p.total == c.keras_text + (262'208 - 262'144) * c.d_model);
+    CHECK(p.total + p.vision == c.checkpoint);
+    CHECK(p.active == p.total);
+    // SigLIP So400m/14 at 896 px: patch conv, 4096 positions, 27 layers, post-norm; no pooling head.
+    CHECK(p.vision == 416'866'032 + 1152 * c.d_model + 1152);
+  }
+  const ModelSpec g4 = fixture("gemma-3-4b-pt");
+  CHECK(g4.attention.num_q_heads == 8);  // the 4B's text_config leaves the heads to the defaults too
+  CHECK(g4.attention.num_kv_heads == 4);
+  CHECK(g4.attention.head_dim == 256);
+  // A pooling head (vision_use_head missing: SiglipVisionConfig's default) adds a probe, an attention
+  // (in_proj 3h x h, out_proj, biases), a LayerNorm and an MLP.
+  const ModelSpec pooled = edited("gemma-3-4b-pt", [](nlohmann::json& j) { j["vision_config"].erase("vision_use_head"); });
+  const std::int64_t h = 1152, f = 4304;
+  CHECK(count_params(pooled).vision - count_params(g4).vision == h + 4 * (h * h + h) + 2 * h + 2 * h * f + f + h);
+}
+
+TEST_CASE("gemma3 layers slide except every sixth, with q/k norms and four norms per layer", "[hf_config][kv]") {
+  const ModelSpec g = fixture("gemma-3-1b-it");  // sliding_window_pattern 6, window 512
+  CHECK(g.attention.qk_norm);
+  CHECK(g.norm.per_layer == 4);
+  CHECK(g.tie_embeddings);
+  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window == ((i + 1) % 6 == 0 ? 0 : 512));
+  Workload w;
+  w.context = 32768;
+  CHECK(count_kv_cache(g, w).layer_tokens == 22 * 512 + 4 * 32768);
+  // The 270M spells the same pattern out as layer_types.
+  const ModelSpec small = fixture("gemma-3-270m");
+  for (std::size_t i = 0; i < small.layers.size(); ++i) CHECK(small.layers[i].window == ((i + 1) % 6 == 0 ? 0 : 512));
+  // Another pattern, and EmbeddingGemma's bidirectional encoder, which has no causal decode.
+  const ModelSpec every_third = edited("gemma-3-1b-it", [](nlohmann::json& j) { j["sliding_window_pattern"] = 3; });
+  for (std::size_t i = 0; i < every_third.layers.size(); ++i) CHECK(every_third.layers[i].window == ((i + 1) % 3 == 0 ? 0 : 512));
+  CHECK_THROWS_WITH(edited("gemma-3-270m", [](nlohmann::json& j) { j["use_bidirectional_attention"] = true; }),
+                    Catch::Contains("use_bidirectional_attention = true: a bidirectional encoder"));
+}
+
+TEST_CASE("gpt-oss: sinks, biases everywhere, every layer sparse, windows of 128 on even layers", "[hf_config][kv]") {
+  const ModelSpec g = fixture("gpt-oss-20b");
+  const AttentionSpec& a = g.attention;
+  CHECK(a.sinks);
+  CHECK(a.q_bias);
+  CHECK(a.o_bias);
+  CHECK(a.head_dim == 64);  // 64 heads of 64 = 4096 != hidden_size 2880
+  // q, k, v, o with biases, and a sink logit per head.
+  CHECK(attention_params_per_layer(g) == 2880LL * 4096 + 4096 + 2 * (2880LL * 512 + 512) + 4096LL * 2880 + 2880 + 64);
+  const ParamCounts p = count_params(g);
+  // The card's split (Table 1): MLP 19.12B, attention 0.64B, active 3.61B counting the unembedding
+  // but not the embedding.
+  CHECK(std::llround(double(p.ffn + p.router) / 1e7) == 1912);
+  CHECK(std::llround(double(p.attention) / 1e7) == 64);
+  CHECK(std::llround(double(p.active - p.embedding) / 1e7) == 361);
+  CHECK(p.router == 24LL * (32 * 2880 + 32));  // router weight and bias
+  for (std::size_t i = 0; i < g.layers.size(); ++i) {
+    CHECK(g.layers[i].moe);
+    CHECK(g.layers[i].window == (i % 2 == 0 ? 128 : 0));
+  }
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(g, w);
+  CHECK(kv.bytes_per_token == 24 * 8 * 128 * 2);
+  CHECK(kv.layer_tokens == 12 * 128 + 12 * 131072);
+  // Without layer_types the default alternation is the same; head_dim null falls back to hidden / heads.
+  const ModelSpec no_types = edited("gpt-oss-20b", [](nlohmann::json& j) { j.erase("layer_types"); });
+  for (std::size_t i = 0; i < no_types.layers.size(); ++i) CHECK(no_types.layers[i].window == (i % 2 == 0 ? 128 : 0));
+  CHECK(edited("gpt-oss-20b", [](nlohmann::json& j) { j["head_dim"] = nullptr; }).attention.head_dim == 45);
+  CHECK(edited("gpt-oss-20b", [](nlohmann::json& j) { j.erase("head_dim"); }).attention.head_dim == 64);
+}
+
+TEST_CASE("qwen3_moe: sparse layers by decoder_sparse_step and mlp_only_layers, head_dim from the file", "[hf_config]") {
+  const ModelSpec q = fixture("qwen3-30b-a3b");
+  CHECK(q.attention.qk_norm);
+  CHECK(q.attention.head_dim == 128);
+  CHECK_FALSE(q.moe.router_bias);
+  CHECK(q.moe.num_shared_experts == 0);
+  const ParamCounts p = count_params(q);
+  CHECK(p.active == 3'353'032'704);  // "3.3B activated"
+  for (const auto& l : q.layers) CHECK(l.moe);
+  // Qwen3MoeConfig has no head_dim default: the model falls back to hidden_size / heads.
+  CHECK(edited("qwen3-30b-a3b", [](nlohmann::json& j) { j.erase("head_dim"); }).attention.head_dim == 64);
+  // transformers v5 writes the expert count back as num_local_experts.
+  const ModelSpec v5 = edited("qwen3-30b-a3b", [](nlohmann::json& j) {
+    j["num_local_experts"] = j["num_experts"];
+    j.erase("num_experts");
+  });
+  CHECK(count_params(v5).total == p.total);
+  // Dense layers use intermediate_size; sparse ones need (i + 1) % decoder_sparse_step == 0.
+  const ModelSpec mixed = edited("qwen3-30b-a3b", [](nlohmann::json& j) {
+    j["mlp_only_layers"] = {0, 47};
+    j["decoder_sparse_step"] = 2;
+  });
+  std::int64_t sparse = 0;
+  for (std::size_t i = 0; i < mixed.layers.size(); ++i) {
+    CHECK(mixed.layers[i].moe == (i != 47 && (i + 1) % 2 == 0));
+    sparse += mixed.layers[i].moe;
+  }
+  const std::int64_t moe_layer = 128LL * 3 * 2048 * 768 + 2048LL * 128, dense_layer = 3LL * 2048 * 6144;
+  CHECK(count_params(mixed).total == p.total - (48 - sparse) * (moe_layer - dense_layer));
+  CHECK_THROWS_WITH(edited("qwen3-30b-a3b", [](nlohmann::json& j) { j["mlp_only_layers"] = {48}; }),
+                    Catch::Contains("mlp_only_layers[0] = 48: must be a layer index below 48"));
+  // use_sliding_window windows every layer.
+  const ModelSpec windowed = edited("qwen3-30b-a3b", [](nlohmann::json& j) {
+    j["use_sliding_window"] = true;
+    j["sliding_window"] = 4096;
+  });
+  for (const auto& l : windowed.layers) CHECK(l.window == 4096);
 }

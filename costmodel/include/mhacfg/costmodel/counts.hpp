@@ -32,6 +32,7 @@ struct ParamCounts {
   std::int64_t norms = 0;      // per-layer and final norms
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
+  std::int64_t vision = 0;     // vision encoder + projector (Gemma 3 multimodal), not part of total
 };
 
 struct KvCacheCounts {

@@ -41,6 +41,7 @@ struct AttentionSpec {
   bool v_bias = false;
   bool o_bias = false;
   bool qk_norm = false;  // per-head RMSNorm of q and k (head_dim weights each), as in Qwen3
+  bool sinks = false;    // a learned logit per query head in the softmax's denominator (GPT-OSS)
   MlaSpec mla;
 
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
@@ -75,11 +76,26 @@ struct NormSpec {
   bool final_norm = true;
 };
 
+// A SigLIP vision encoder and the projector into the language model (Gemma 3's multimodal
+// checkpoints): a patch convolution, learned positions, pre-norm ViT layers (LayerNorms, q/k/v/o and
+// a two-layer MLP, all with biases), a final LayerNorm, optionally SigLIP's attention-pooling head;
+// then an RMSNorm over the image embedding and a hidden x d_model projection.
+struct VisionSpec {
+  std::int64_t hidden = 0;  // 0: no vision encoder
+  std::int64_t intermediate = 0;
+  std::int64_t layers = 0;
+  std::int64_t channels = 0;
+  std::int64_t image_size = 0;
+  std::int64_t patch_size = 0;
+  bool pooling_head = false;
+};
+
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
 struct ExtraSpec {
   // DeepSeek-V3 multi-token prediction: each module is two RMSNorms on its inputs, a 2d -> d
   // projection, one transformer block and a final RMSNorm; it shares the embedding and LM head.
   std::int64_t mtp_modules = 0;
+  VisionSpec vision;
 };
 
 struct ModelSpec {
