@@ -416,3 +416,32 @@ TEST_CASE("a model's decode step on a warm-cache profile reads its weights from 
   const GemmShape o{1, 4096, 4096};
   CHECK(Predictor(warm).gemm(o, DType::bf16).time_ms < 0.5 * Predictor(cold).gemm(o, DType::bf16).time_ms);
 }
+
+TEST_CASE("a MoE layer's routed experts are predicted as one grouped GEMM per matrix", "[fit][model]") {
+  // On a profile whose GEMMs cost 10 us per launch plus their bytes, Mixtral's decode at batch 1 (2 of
+  // 8 experts, each 3 x 4096 x 14336) pays per layer: the router, one gate+up GEMM over both experts'
+  // weights, one down GEMM. One launch per expert would add 2 x 10 us per layer.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/mixtral-8x7b.json");
+  Profile prof;
+  prof.name = "launch";
+  prof.kind = "gpu";
+  prof.spec.mem_bw_bytes_per_s = 4e12;
+  prof.spec.peak_flop_per_s["bf16"] = 800e12;
+  OpModel model = roofline_model(800e12, 4e12);
+  model.t0_s = 10e-6;
+  OpFit fit;
+  fit.model = model;
+  prof.ops["gemm"] = fit;
+  const Predictor p(prof);
+  Workload w;
+  w.batch = 1;
+  w.context = 4096;
+  const ModelTimes t = predict_model(m, w, p);
+  const double per_layer = p.gemm({1, 8, 4096}, DType::bf16).time_ms + p.gemm({1, 2 * 2 * 14336, 4096}, DType::bf16).time_ms +
+                           p.gemm({1, 4096, 2 * 14336}, DType::bf16).time_ms;
+  CHECK(t.decode_ffn_ms == Approx(32 * per_layer).epsilon(1e-9));
+  // The grouped GEMMs read exactly the two active experts' weights: beside the launches, the FFN time
+  // is their bytes at the profile's bandwidth.
+  const double expert_bytes = 32.0 * 2 * 3 * 4096 * 14336 * 2;
+  CHECK(t.decode_ffn_ms - 32 * 3 * 0.010 == Approx(expert_bytes / 4e12 * 1e3).epsilon(0.01));
+}
