@@ -6,10 +6,12 @@
 #include "mhacfg/configurator/commands.hpp"
 #include "mhacfg/configurator/html.hpp"
 #include "mhacfg/configurator/plots.hpp"
+#include "mhacfg/configurator/presets.hpp"
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/configurator/recommend.hpp"
 #include "mhacfg/configurator/recommend_report.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
 
 namespace mhacfg {
 
@@ -33,7 +35,9 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d(
       "mhacfg recommend: query heads, KV heads, head_dim and projection for a budget, a context and a target");
   d.add_options()
-      ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers)")
+      ("hf-config", po::value<std::string>(), "a model's config.json: search its attention, keep the rest (d_model, layers, vocabulary, FFN or experts, norms, windows)")
+      ("model", po::value<std::string>(), "a shipped preset to search the attention of, as --hf-config")
+      ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers; with a model: its parameters)")
       ("d-model", po::value<std::string>(), "hidden size (with --layers)")
       ("layers", po::value<std::string>(), "layers (with --d-model)")
       ("seq", po::value<std::string>(), ("context length to serve (default " + std::to_string(defaults.seq) + ")").c_str())
@@ -73,6 +77,12 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
   if (auto v = a.opt_int("vocab")) o.vocab = *v;
+  const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
+  if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
+  if (hf || preset) {
+    if (auto v = a.opt_str("vocab")) throw InputError("--vocab", *v, "comes from the model given with --hf-config or --model");
+    o.base = hf ? load_hf_config(*hf) : load_model_preset(*preset);
+  }
   const Profile profile = load_profile(o.target, "--target");
   const Recommendation r = recommend(o, profile);
   const Report rep = recommend_report(r);

@@ -52,8 +52,42 @@ ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab) {
 
 }  // namespace
 
+bool same_attention(const AttentionSpec& a, const AttentionSpec& b) {
+  return a.variant == b.variant && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
+         a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim && a.mla.kv_lora_rank == b.mla.kv_lora_rank &&
+         a.mla.q_lora_rank == b.mla.q_lora_rank && a.mla.rope_head_dim == b.mla.rope_head_dim;
+}
+
+bool same_class(const AttentionSpec& a, const AttentionSpec& b) {
+  return a.variant == b.variant && a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim &&
+         a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank;
+}
+
+bool absorbs_in_experts(const ModelSpec& m) {
+  return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
+}
+
 Shape derive_shape(const RecommendOptions& o) {
   Shape s;
+  if (o.base) {
+    const ModelSpec& b = *o.base;
+    if (o.d_model || o.layers)
+      throw InputError(o.d_model ? "--d-model" : "--layers", std::to_string(o.d_model ? *o.d_model : *o.layers),
+                       "comes from the model given with --hf-config or --model");
+    if (b.d_model > kMaxSearchDModel)
+      throw InputError("d_model", std::to_string(b.d_model), "must be at most " + std::to_string(kMaxSearchDModel) + " to search");
+    s.d_model = b.d_model;
+    s.layers = b.num_layers();
+    const std::int64_t own = count_params(b).total;
+    s.budget = o.params ? *o.params : own;
+    s.rule = "d_model " + std::to_string(s.d_model) + " and " + std::to_string(s.layers) + " layers of " + b.name + "; " +
+             (o.params ? "budget " + billions(double(s.budget)) + " as given (the model has " + billions(double(own)) + ")"
+                       : "budget " + billions(double(s.budget)) + " = its parameters") +
+             "; its vocabulary, norms, layer windows and " + (absorbs_in_experts(b) ? "experts" : "FFN") +
+             " are kept, and each candidate's " + (absorbs_in_experts(b) ? "expert FFN width" : "FFN width") +
+             " absorbs its attention's difference";
+    return s;
+  }
   if (o.d_model.has_value() != o.layers.has_value())
     throw InputError(o.d_model ? "--layers" : "--d-model", "(missing)", "--d-model and --layers go together");
   if (o.d_model) {
@@ -148,14 +182,20 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
   return 1;  // not reached: the last attempt returns or throws
 }
 
-// Sets the FFN width so the whole model meets the budget; false when attention alone exceeds it.
+// Sets the FFN width to the multiple of 64 that brings the whole model nearest the budget; in a MoE
+// model the experts' width, in multiples of 16 (one step of 64 there moves gpt-oss-20b by 425 M
+// parameters, more than most attention designs differ). False when attention alone leaves less than
+// 128 of width.
 bool fit_budget(ModelSpec& m, std::int64_t budget) {
-  m.ffn.ffn_dim = 0;
+  const bool experts = absorbs_in_experts(m);
+  std::int64_t& width = experts ? m.moe.expert_ffn_dim : m.ffn.ffn_dim;
+  const std::int64_t step = experts ? 16 : 64;
+  width = 0;
   const std::int64_t rest = count_params(m).total;
-  const std::int64_t per_unit = 3 * m.d_model * m.num_layers();  // one more unit of gated FFN width
-  const std::int64_t width = (budget - rest) / per_unit;
-  m.ffn.ffn_dim = std::max<std::int64_t>(0, (width + 32) / 64 * 64);
-  return m.ffn.ffn_dim >= 128;
+  width = step;
+  const std::int64_t per_step = count_params(m).total - rest;  // parameters are affine in the width
+  width = budget > rest ? (budget - rest + per_step / 2) / per_step * step : 0;
+  return width >= 128;
 }
 
 // The next head_dim the target's kernels support (0: none large enough).
@@ -176,7 +216,8 @@ struct Evaluated {
   Candidate c;
 };
 
-Evaluated evaluate(const Context& ctx, ModelSpec spec) {
+// `refit`: hold the candidate to the budget (fit_budget); a base model's own design keeps its FFN.
+Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   const RecommendOptions& o = ctx.o;
   Evaluated e;
   Candidate& c = e.c;
@@ -187,7 +228,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec) {
     e.reason = std::move(why);
     return e;
   };
-  if (!fit_budget(c.spec, ctx.shape.budget))
+  if (refit && !fit_budget(c.spec, ctx.shape.budget))
     return reject("attention parameters leave no room for an FFN within the " + billions(double(ctx.shape.budget)) +
                   " budget");
   if (a.num_q_heads % o.tp != 0)
@@ -275,10 +316,13 @@ std::vector<std::int64_t> mla_q_lora_ranks(std::int64_t d) {
 }
 
 // Every variant is enumerated; those outside --variants are evaluated only to be reported.
+// With a base model every candidate is that model with another attention; its biases, q/k norms and
+// sinks carry over to the MHA/GQA/MQA candidates (not from an MLA base, whose flags mean other things).
 std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) {
   std::vector<ModelSpec> out;
-  ModelSpec base = baseline(shape.d_model, shape.layers, o.vocab);
+  ModelSpec base = o.base ? *o.base : baseline(shape.d_model, shape.layers, o.vocab);
   base.name = "candidate";
+  const AttentionSpec flags = base.attention.variant == AttentionVariant::mla ? AttentionSpec{} : base.attention;
   for (std::int64_t width : q_widths(shape.d_model)) {
     for (std::int64_t hd = 32; hd <= 256; hd += 8) {
         if (width % hd != 0) continue;
@@ -287,7 +331,8 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           if (nq % nkv != 0) continue;
           const AttentionVariant v = variant_for_heads(nq, nkv);
           ModelSpec m = base;
-          m.attention = AttentionSpec{v, nq, nkv, hd, hd, false, false, false, false, false, false, {}};
+          m.attention = AttentionSpec{v, nq, nkv, hd, hd, flags.q_bias, flags.k_bias, flags.v_bias,
+                                      flags.o_bias, flags.qk_norm, flags.sinks, {}};
           out.push_back(std::move(m));
         }
       }
@@ -404,6 +449,24 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
     }
     rejected.emplace_back(std::move(e.c), std::move(e.reason));
   }
+  // The base model's own attention, with its own FFN: ranked among the candidates when it is feasible
+  // and searched (in place of the enumerated twin held to the budget), else reported with the reason.
+  if (o.base) {
+    Evaluated own = evaluate(ctx, *o.base, false);
+    ++r.evaluated;
+    const AttentionVariant variant = own.c.spec.attention.variant;
+    if (own.verdict == Verdict::rejected) {
+      r.base_verdict = own.reason;
+    } else if (!wanted(o, variant)) {
+      r.base_verdict = "not searched: --variants leaves out " + std::string(to_string(variant));
+    } else {
+      feasible.erase(std::remove_if(feasible.begin(), feasible.end(),
+                                    [&](const Candidate& c) { return same_attention(c.spec.attention, own.c.spec.attention); }),
+                     feasible.end());
+      feasible.push_back(own.c);
+    }
+    r.base_design = std::move(own.c);
+  }
   r.feasible = static_cast<std::int64_t>(feasible.size());
   if (feasible.empty()) {
     if (!r.closest && !rejected.empty()) {
@@ -425,6 +488,22 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
     if (c.pareto) r.pareto.push_back(c);
   std::vector<Candidate> designs = distinct_designs(feasible);
   for (std::size_t i = 0; i < designs.size(); ++i) designs[i].rank = static_cast<std::int64_t>(i + 1);
+  r.designs = static_cast<std::int64_t>(designs.size());
+  // The base's place in the design ranking: its class's rank when it represents the class, else the
+  // rank it would take there (the designs of other classes that score better, plus one).
+  if (r.base_design && r.base_verdict.empty())
+    for (const auto& c : feasible)
+      if (same_attention(c.spec.attention, r.base_design->spec.attention)) {
+        r.base_design = c;  // with its score and Pareto mark
+        r.base_rank = 1 + std::count_if(designs.begin(), designs.end(), [&](const Candidate& d) {
+                        return d.score < c.score && !same_class(d.spec.attention, c.spec.attention);
+                      });
+        for (const auto& d : designs)
+          if (same_class(d.spec.attention, c.spec.attention)) {
+            r.base_class_design = design_name(d.spec.attention);
+            r.base_class_rank = d.rank;
+          }
+      }
   explain(r, designs, feasible, rejected);
   return r;
 }

@@ -61,6 +61,10 @@ const Candidate* find_design(const std::vector<Candidate>& cs, AttentionVariant 
   return nullptr;
 }
 
+bool same_ffn(const ModelSpec& a, const ModelSpec& b) {
+  return a.ffn.ffn_dim == b.ffn.ffn_dim && a.moe.expert_ffn_dim == b.moe.expert_ffn_dim;
+}
+
 void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, Candidate& c) {
   // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
   const RecommendOptions& o = r.options;
@@ -85,6 +89,14 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                     " less KV per token, " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
                     " the batch, " + pct(c.at_batch.tokens_per_s / mha->at_batch.tokens_per_s) + " tokens/s.");
   }
+  if (r.base_design && r.base_design->at_batch.tokens_per_s > 0 && !same_attention(a, r.base_design->spec.attention)) {
+    const Candidate& own = *r.base_design;
+    out.push_back("Against " + own.spec.name + "'s own " + design_name(own.spec.attention) + ": " +
+                  times_x(double(own.counts.kv_cache.bytes_per_token) / double(kv.bytes_per_token)) +
+                  " less KV per token, batch " + std::to_string(c.batch) + " against " + std::to_string(own.batch) + ", " +
+                  pct(c.at_batch.tokens_per_s / own.at_batch.tokens_per_s) + " tokens/s, " +
+                  pct(c.single.decode_step_ms / own.single.decode_step_ms) + " decode time at batch 1.");
+  }
   out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
   // What it gives up: the leanest KV and the fastest single-stream decode among the feasible.
   const Candidate* leanest = &feasible.front();
@@ -107,9 +119,12 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
     out.push_back(s + ".");
   }
   const ParamCounts& p = c.counts.params;
+  const bool experts = absorbs_in_experts(c.spec);
   out.push_back(billions(double(p.total)) + " parameters (" + pct(double(p.total) / double(r.shape.budget)) +
-                " against the budget): attention " + billions(double(p.attention)) + ", FFN width " +
-                std::to_string(c.spec.ffn.ffn_dim) + " absorbs the rest.");
+                " against the budget): attention " + billions(double(p.attention)) + ", " +
+                (experts ? "expert FFN width " + std::to_string(c.spec.moe.expert_ffn_dim)
+                         : "FFN width " + std::to_string(c.spec.ffn.ffn_dim)) +
+                (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest."));
   if (c.replication_bytes > 0)
     out.push_back("Tensor parallelism " + std::to_string(o.tp) + " replicates each KV head on " +
                   std::to_string(kv.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) + " extra per GPU at this batch.");
@@ -127,10 +142,6 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
     r.ranked.push_back(designs[i]);
   }
   // Frontier members carry the rank of their design class (variant, head_dim, MLA ranks).
-  auto same_class = [](const AttentionSpec& a, const AttentionSpec& b) {
-    return a.variant == b.variant && a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim &&
-           a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank;
-  };
   for (auto& p : r.pareto)
     for (const auto& c : designs)
       if (same_class(c.spec.attention, p.spec.attention)) p.rank = c.rank;

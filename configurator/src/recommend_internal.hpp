@@ -16,6 +16,13 @@ std::string design_name(const AttentionSpec& a);
 std::string billions(double v);
 // The objective's value for one candidate (lower is better); balanced is relative, see score().
 double objective_value(const Candidate& c, Objective o);
+// The width that holds a candidate to the budget: the experts' in a model with MoE layers, else the
+// dense FFN's; and its name in sentences ("expert FFN width", "FFN width").
+bool absorbs_in_experts(const ModelSpec& m);
+// The same attention design (variant, heads, head_dims, MLA ranks).
+bool same_attention(const AttentionSpec& a, const AttentionSpec& b);
+// The same design class, one of which the ranking lists: variant, head_dims and MLA ranks.
+bool same_class(const AttentionSpec& a, const AttentionSpec& b);
 
 // Writes each ranked design's rationale, ranks the Pareto list and picks the notable rejections.
 // `designs` is the ranked list (one per variant and head_dim), `all` every feasible candidate.

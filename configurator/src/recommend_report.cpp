@@ -15,7 +15,8 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
           {"target", o.target}, {"batch", opt(o.batch)}, {"tp", o.tp},
           {"kv_dtype", std::string(to_string(o.kv_dtype))}, {"weight_dtype", std::string(to_string(o.weight_dtype))},
           {"objective", std::string(to_string(o.objective))}, {"quality", std::string(to_string(o.quality))},
-          {"variants", variants}, {"top", o.top}, {"memory_fraction", o.memory_fraction}, {"vocab", o.vocab}};
+          {"variants", variants}, {"top", o.top}, {"memory_fraction", o.memory_fraction}, {"vocab", o.vocab},
+          {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)}};
 }
 
 std::string short_design(const AttentionSpec& a) {
@@ -57,6 +58,7 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
           {"d_model", c.spec.d_model},
           {"layers", c.spec.num_layers()},
           {"ffn_dim", c.spec.ffn.ffn_dim},
+          {"expert_ffn_dim", absorbs_in_experts(c.spec) ? nlohmann::json(c.spec.moe.expert_ffn_dim) : nlohmann::json(nullptr)},
           {"params", {{"total", p.total}, {"attention", p.attention}, {"active", p.active},
                       {"budget", r.shape.budget}, {"budget_delta", p.total - r.shape.budget}}},
           {"kv_cache", {{"dtype", std::string(to_string(c.counts.kv_cache.dtype))},
@@ -120,6 +122,18 @@ Report recommend_report(const Recommendation& r) {
     rep.json["closest"] = candidate_json(*r.closest, r);
     rep.json["closest"]["miss"] = r.closest_miss;
   }
+  if (r.base_design) {
+    Candidate own = *r.base_design;
+    own.rank = r.base_rank;
+    nlohmann::json j = candidate_json(own, r);
+    j["model"] = own.spec.name;
+    j["rank"] = r.base_rank ? nlohmann::json(r.base_rank) : nlohmann::json(nullptr);
+    j["of"] = r.designs;
+    j["reason"] = r.base_verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.base_verdict);
+    j["class_design"] = r.base_class_rank ? nlohmann::json(r.base_class_design) : nlohmann::json(nullptr);
+    j["class_rank"] = r.base_class_rank ? nlohmann::json(r.base_class_rank) : nlohmann::json(nullptr);
+    rep.json["model_design"] = j;
+  }
 
   rep.heading = "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + std::to_string(r.shape.layers) +
                 " layers, " + billions(double(r.shape.budget)) + " params, context " + std::to_string(o.seq) + " on " +
@@ -132,15 +146,19 @@ Report recommend_report(const Recommendation& r) {
   rep.csv.columns = {"rank", "variant", "num_q_heads", "num_kv_heads", "head_dim", "v_head_dim", "kv_lora_rank",
                      "q_lora_rank", "kv_bytes_per_token", "batch", "max_batch", "tokens_per_s", "decode_step_ms_batch1",
                      "prefill_ms", "params_total", "quality_risk", "score"};
-  for (const auto& c : r.ranked) {
+  auto table_row = [&](const Candidate& c, const std::string& rank) {
     const AttentionSpec& a = c.spec.attention;
-    t.rows.push_back({std::to_string(c.rank), short_design(a),
+    return std::vector<std::string>{rank, short_design(a),
                       a.v_head_dim != a.head_dim ? std::to_string(a.head_dim) + "/" + std::to_string(a.v_head_dim)
                                                  : std::to_string(a.head_dim),
                       fmt_bytes(double(c.counts.kv_cache.bytes_per_token)),
                       std::to_string(c.batch) + (c.batch_capped && !o.batch ? "+" : ""),
                       fmt_fixed(c.at_batch.tokens_per_s, 0), fmt_ms(c.single.decode_step_ms), fmt_ms(c.single.prefill_ms),
-                      fmt_count(double(c.counts.params.total)), std::string(to_string(c.risk.level))});
+                      fmt_count(double(c.counts.params.total)), std::string(to_string(c.risk.level))};
+  };
+  for (const auto& c : r.ranked) {
+    const AttentionSpec& a = c.spec.attention;
+    t.rows.push_back(table_row(c, std::to_string(c.rank)));
     rep.csv.rows.push_back({std::to_string(c.rank), std::string(to_string(a.variant)), std::to_string(a.num_q_heads),
                             std::to_string(a.num_kv_heads), std::to_string(a.head_dim), std::to_string(a.v_head_dim),
                             std::to_string(a.mla.kv_lora_rank), std::to_string(a.mla.q_lora_rank),
@@ -151,6 +169,25 @@ Report recommend_report(const Recommendation& r) {
                             fmt_fixed(c.score, 6)});
   }
   rep.tables.push_back(t);
+
+  // The model's own attention beside the first candidate: where it ranks, or why it is not ranked.
+  if (r.base_design) {
+    const Candidate& own = *r.base_design;
+    Table mt = t;
+    mt.title = own.spec.name + "'s own attention (" + design_name(own.spec.attention) + "): " +
+               (!r.base_rank ? r.base_verdict
+                : r.base_class_design == design_name(own.spec.attention)
+                    ? "rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) + " designs"
+                    : "would rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) +
+                          " designs; its class is ranked " + std::to_string(r.base_class_rank) + " as " +
+                          r.base_class_design);
+    mt.rows.clear();
+    if (own.at_batch.tokens_per_s > 0) mt.rows.push_back(table_row(own, r.base_rank ? std::to_string(r.base_rank) : "-"));
+    if (!r.ranked.empty() && !same_attention(r.ranked.front().spec.attention, own.spec.attention))
+      mt.rows.push_back(table_row(r.ranked.front(), "1"));
+    if (!mt.rows.empty()) rep.tables.push_back(mt);
+    else rep.notes.push_back(mt.title + ".");
+  }
 
   for (const auto& c : r.ranked) {
     Table why;

@@ -140,6 +140,13 @@ TEST_CASE("recommend input errors", "[cli][errors][recommend]") {
   expect_input_error({"recommend", "--params", "7B", "--memory-fraction", "1.5"},
                      "--memory-fraction = 1.5: must be between 0.01 and 1.00");
   expect_input_error({"recommend", "--d-model", "4096"}, "--layers = (missing): --d-model and --layers go together");
+  const std::string llama = std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json";
+  expect_input_error({"recommend", "--hf-config", llama, "--d-model", "2048"},
+                     "--d-model = 2048: comes from the model given with --hf-config or --model");
+  expect_input_error({"recommend", "--model", "llama-3-8b", "--vocab", "32000"},
+                     "--vocab = 32000: comes from the model given with --hf-config or --model");
+  expect_input_error({"recommend", "--model", "llama-3-8b", "--hf-config", llama},
+                     "--model = llama-3-8b: cannot be combined with --hf-config");
 }
 
 TEST_CASE("a file name that is not UTF-8 or holds a newline is shown, not an internal error", "[cli]") {

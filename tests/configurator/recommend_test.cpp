@@ -5,6 +5,7 @@
 #include "mhacfg/configurator/profiles.hpp"
 #include "mhacfg/configurator/quality.hpp"
 #include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
 
 using namespace mhacfg;
 
@@ -224,4 +225,77 @@ TEST_CASE("the Pareto frontier is non-dominated", "[recommend][ranking]") {
                               b.single.decode_step_ms < a.single.decode_step_ms || b.risk.level < a.risk.level);
       CHECK_FALSE(dominates);
     }
+}
+
+namespace {
+RecommendOptions of_model(const std::string& fixture, std::int64_t seq) {
+  RecommendOptions o;
+  o.base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + fixture + ".json");
+  o.seq = seq;
+  o.target = "h200-sxm-cudnn";
+  return o;
+}
+}  // namespace
+
+TEST_CASE("a model's attention is searched with the rest of the model kept, its own design ranked beside", "[recommend]") {
+  const RecommendOptions o = of_model("llama-3-8b", 8192);
+  const Recommendation r = rec(o);
+  CHECK(r.shape.d_model == 4096);
+  CHECK(r.shape.layers == 32);
+  CHECK(r.shape.budget == 8'030'261'248);  // the model's own count
+  REQUIRE(r.ranked.size() >= 3);
+  for (const auto& c : r.ranked) {
+    CHECK(c.spec.vocab_size == 128'256);  // Llama 3's vocabulary, untied, not the 32000 default
+    CHECK_FALSE(c.spec.tie_embeddings);
+    // The FFN width absorbs the attention's difference in steps of 64 (3 x 4096 x 32 x 64 parameters).
+    CHECK(std::llabs(c.counts.params.total - r.shape.budget) <= 3LL * 4096 * 32 * 32);
+  }
+  // Its own GQA 32/8 x 128 is ranked as the design of its class, with its own FFN (14336).
+  REQUIRE(r.base_design);
+  CHECK(r.base_verdict.empty());
+  CHECK(r.base_design->spec.ffn.ffn_dim == 14336);
+  CHECK(r.base_class_design == "gqa 32q/8kv x 128");
+  const Candidate* same = nullptr;
+  for (const auto& c : r.ranked)
+    if (c.spec.attention.num_q_heads == 32 && c.spec.attention.num_kv_heads == 8 && c.spec.attention.head_dim == 128) same = &c;
+  REQUIRE(same);
+  CHECK(same->rank == r.base_rank);
+  CHECK(same->at_batch.tokens_per_s == r.base_design->at_batch.tokens_per_s);
+  // Its predictions are the model's own: analyze's numbers at the same batch.
+  const Workload w{r.base_design->batch, 8192, 8192, DType::bf16, DType::bf16, 1};
+  CHECK(r.base_design->at_batch.tokens_per_s ==
+        Approx(predict_model(*o.base, w, Predictor(load_profile("h200-sxm-cudnn", "--target"))).tokens_per_s));
+  // Every other ranked design says what it changes against the model's own.
+  for (const auto& c : r.ranked) {
+    if (same == &c) continue;
+    bool against = false;
+    for (const auto& line : c.rationale) against |= line.rfind("Against llama-3-8b.json's own gqa 32q/8kv x 128: ", 0) == 0;
+    CHECK(against);
+  }
+}
+
+TEST_CASE("a MoE model holds the budget with its experts' width; a rejected own design says why", "[recommend]") {
+  RecommendOptions o = of_model("qwen3-30b-a3b", 32768);
+  const Recommendation strict = rec(o);  // 4 KV heads in groups of 8: medium risk, over conservative
+  REQUIRE(strict.base_design);
+  CHECK(strict.base_rank == 0);
+  CHECK(strict.base_verdict.rfind("quality risk medium exceeds --quality conservative", 0) == 0);
+  o.quality = QualityTolerance::balanced;
+  const Recommendation r = rec(o);
+  CHECK(r.base_verdict.empty());
+  CHECK(r.base_rank >= 1);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    CHECK(c.spec.ffn.ffn_dim == 6144);             // the (unused) dense width is left alone
+    CHECK(c.spec.moe.num_routed_experts == 128);   // the experts are the model's
+    CHECK(c.spec.moe.expert_ffn_dim % 16 == 0);    // their width absorbs the attention's difference
+    CHECK(c.spec.attention.qk_norm);               // Qwen3's q/k norms carry over
+    CHECK(std::llabs(c.counts.params.total - r.shape.budget) <= 128LL * 3 * 2048 * 48 * 8);
+  }
+  // Gemma 3's windows (five sliding layers to one global) stay as the model has them.
+  const Recommendation g = rec(of_model("gemma-3-1b-it", 32768));
+  const ModelSpec base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/gemma-3-1b-it.json");
+  REQUIRE_FALSE(g.ranked.empty());
+  for (const auto& c : g.ranked)
+    for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window == base.layers[i].window);
 }

@@ -56,6 +56,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "gemma-2-9b.json"), "--context", "32768"],
              ["--hf-config", str(hf / "mixtral-8x7b.json"), "--batch", "16", "--tp", "2", "--target", "a100-80gb"],
              ["--hf-config", str(hf / "falcon-7b.json"), "--kv-dtype", "int4"],
+             ["--hf-config", str(hf / "gemma-3-4b-pt.json"), "--context", "32768"],
+             ["--hf-config", str(hf / "gpt-oss-20b.json"), "--target", "h200-sxm-cudnn"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -70,6 +72,11 @@ check("recommend", mla, "recommend with MLA")
 none = json.loads(run(["recommend", "--params", "70B", "--target", "rtx-4090", "--format", "json"], expect=1))
 check("recommend", none, "recommend (infeasible)")
 assert none["feasible"] is False and "closest" in none
+for fixture, ranked in (("llama-3-8b.json", True), ("qwen3-30b-a3b.json", False)):
+    own = json.loads(run(["recommend", "--hf-config", str(hf / fixture), "--seq", "32768", "--target",
+                          "h200-sxm-cudnn", "--format", "json"]))
+    check("recommend", own, "recommend --hf-config " + fixture)
+    assert (own["model_design"]["rank"] is not None) == ranked, own["model_design"]
 
 cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2", "--format", "json"]))
 check("compare", cmp, "compare")

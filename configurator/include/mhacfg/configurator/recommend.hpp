@@ -38,13 +38,18 @@ struct RecommendOptions {
   double memory_fraction = 0.9;  // of the device memory for weights + KV cache
   std::int64_t vocab = 32000;
   std::int64_t max_batch = 1024;  // the batch search stops here
+  // A model (--hf-config, --model) whose attention is searched: d_model, layers, vocabulary, FFN or
+  // experts, norms and layer windows are its own, the budget its parameter count unless --params
+  // says otherwise, and its own attention design is evaluated beside the candidates.
+  std::optional<ModelSpec> base;
 };
 
 // How d_model and layers were chosen, and how the budget is held.
 struct Shape {
   std::int64_t d_model = 0;
   std::int64_t layers = 0;
-  std::int64_t budget = 0;  // parameters every candidate is held to (FFN width absorbs the rest)
+  std::int64_t budget = 0;  // parameters every candidate is held to (the FFN width absorbs the rest:
+                            // the experts' width in a model with MoE layers)
   std::string rule;         // sentence stating the rule and the numbers
 };
 Shape derive_shape(const RecommendOptions& o);
@@ -84,9 +89,19 @@ struct Recommendation {
   std::vector<Rejection> rejected; // notable alternatives and why they lost or failed
   std::int64_t evaluated = 0;      // candidates evaluated
   std::int64_t feasible = 0;
+  std::int64_t designs = 0;        // distinct designs (variant, head_dims, MLA ranks) among the feasible
   // Set when nothing is feasible: the closest candidate and how far it misses.
   std::optional<Candidate> closest;
   std::string closest_miss;
+  // With options.base: its own attention, evaluated like a candidate (its FFN as it is). base_rank is
+  // its place in the design ranking (0: not ranked) and base_verdict says why it is not.
+  std::optional<Candidate> base_design;
+  std::int64_t base_rank = 0;
+  std::string base_verdict;
+  // The ranked design of its class (variant, head_dims, MLA ranks) and that design's rank: the base
+  // itself, or other head counts of the class that score better.
+  std::string base_class_design;
+  std::int64_t base_class_rank = 0;
 };
 
 // Throws InputError for invalid options; returns with ranked empty and `closest` set when nothing is
