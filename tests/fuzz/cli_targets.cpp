@@ -136,6 +136,7 @@ void place_named_inputs() {
   const std::pair<const char*, const char*> files[] = {
       {"tests/fixtures/hf/llama-3.2-1b.json", "config.json"},
       {"tests/fixtures/hf/deepseek-v2-lite.json", "mla.json"},
+      {"tests/fixtures/hf/gpt-oss-20b.json", "moe.json"},
       {"tests/fixtures/hf/gemma-2-2b.json", "c\xff.json"},
       {"tests/fixtures/h200-gpu-md-check.jsonl", "records.jsonl"},
       {"profiles/cpu-generic.json", "profile.json"},
