@@ -100,10 +100,15 @@ void set_variant_from_heads(ModelSpec& m) {
   m.attention.variant = variant_for_heads(m.attention.num_q_heads, m.attention.num_kv_heads);
 }
 
+// `attention_bias`: biases on q, k, v and o alike (`fallback` when the key is missing).
+void attention_bias(const JsonFields& f, ModelSpec& m, bool fallback) {
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = f.optional_bool("attention_bias", fallback);
+}
+
 void parse_llama(const JsonFields& f, ModelSpec& m) {
   parse_llama_like(f, m, {});
-  const bool bias = f.optional_bool("attention_bias", false);  // q, k, v and o
-  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  attention_bias(f, m, false);
   m.ffn.bias = f.optional_bool("mlp_bias", false);
 }
 
@@ -152,8 +157,7 @@ void parse_qwen2(const JsonFields& f, ModelSpec& m) {
 
 void parse_qwen3(const JsonFields& f, ModelSpec& m) {
   parse_llama_like(f, m, {128, false, 32});  // Qwen3Config: head_dim 128, 32 KV heads
-  const bool bias = f.optional_bool("attention_bias", false);
-  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  attention_bias(f, m, false);
   m.attention.qk_norm = true;  // q_norm and k_norm: RMSNorm over head_dim
   qwen_windows(f, m);
 }
@@ -174,8 +178,7 @@ void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{0, false, 4};
   d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 6144, d.vocab = 151936;
   parse_llama_like(f, m, d);
-  const bool bias = f.optional_bool("attention_bias", false);
-  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  attention_bias(f, m, false);
   m.attention.qk_norm = true;
   const bool use = f.optional_bool("use_sliding_window", false);
   const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
@@ -203,8 +206,7 @@ void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
 
 void gemma_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_kv_heads) {
   parse_llama_like(f, m, {256, true, default_kv_heads});  // head_dim 256, tied embeddings
-  const bool bias = f.optional_bool("attention_bias", false);
-  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  attention_bias(f, m, false);
 }
 
 void parse_gemma(const JsonFields& f, ModelSpec& m) { gemma_attention(f, m, 16); }  // GemmaConfig: 16 KV heads
@@ -226,8 +228,7 @@ void parse_gemma3_text(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{256, true, 4};
   d.hidden = 2304, d.layers = 26, d.heads = 8, d.ffn = 9216, d.vocab = 262208;
   parse_llama_like(f, m, d);
-  const bool bias = f.optional_bool("attention_bias", false);
-  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  attention_bias(f, m, false);
   m.attention.qk_norm = true;
   m.norm.per_layer = 4;
   if (f.optional_bool("use_bidirectional_attention", false))
@@ -266,9 +267,8 @@ void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{f.present("head_dim") ? 0 : 64, false, 8};
   d.hidden = 2880, d.layers = 36, d.heads = 64, d.ffn = 2880, d.vocab = 201088;
   parse_llama_like(f, m, d);
-  AttentionSpec& a = m.attention;
-  a.q_bias = a.k_bias = a.v_bias = a.o_bias = f.optional_bool("attention_bias", true);
-  a.sinks = true;
+  attention_bias(f, m, true);
+  m.attention.sinks = true;
   m.ffn.bias = true;  // the experts' gate_up_proj_bias and down_proj_bias
   m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 128);
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
