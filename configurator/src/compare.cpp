@@ -1,5 +1,6 @@
 #include "mhacfg/configurator/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <sys/stat.h>
@@ -115,6 +116,14 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
       [](const Column& c) { return fmt_count(double(c.counts.params.total)); });
   row("params active", [](const Column& c) { return double(c.counts.params.active); },
       [](const Column& c) { return fmt_count(double(c.counts.params.active)); });
+  // Modules outside the total (DeepSeek-V3's MTP, Gemma 3's vision encoder), when any model has them.
+  if (std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.counts.params.mtp + c.counts.params.vision > 0; }))
+    row("params extra", [](const Column&) { return std::nan(""); },  // different modules: no delta
+        [](const Column& c) {
+          const ParamCounts& p = c.counts.params;
+          if (p.mtp + p.vision == 0) return std::string("0");
+          return fmt_count(double(p.mtp + p.vision)) + (p.vision ? " vision" : " mtp");
+        });
   row("KV per token", [](const Column& c) { return double(c.counts.kv_cache.bytes_per_token); },
       [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_per_token)); });
   row("KV at context", [](const Column& c) { return double(c.counts.kv_cache.bytes_total); },

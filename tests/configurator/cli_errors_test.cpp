@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -172,4 +173,21 @@ TEST_CASE("a file name that is not UTF-8 or holds a newline is shown, not an int
   const CliResult t = run({"compare", nl, "gpt2"});
   CHECK(t.out.find(" vs " + nl.substr(0, nl.size() - 6) + "\\n.json\n") != std::string::npos);
   std::remove(nl.c_str());
+}
+
+TEST_CASE("compare shows the modules outside the total when a model has them", "[cli]") {
+  const std::string hf = std::string(MHACFG_FIXTURES_DIR) + "/hf/";
+  const CliResult with = run({"compare", hf + "gemma-3-4b-pt.json", "deepseek-v3", "llama-3-8b"});
+  REQUIRE(with.code == 0);
+  // Gemma-3-4B's SigLIP encoder + projector (419,816,304) and DeepSeek-V3's MTP module, without a
+  // delta between different modules; Llama has none.
+  std::string extra;
+  std::istringstream lines(with.out);
+  for (std::string l; std::getline(lines, l);)
+    if (l.rfind("  params extra", 0) == 0) extra = l;
+  CHECK(extra.find("419.8 M vision") != std::string::npos);
+  CHECK(extra.find(" mtp") != std::string::npos);
+  CHECK(extra.find('%') == std::string::npos);
+  const CliResult without = run({"compare", "llama-3-8b", "mistral-7b"});
+  CHECK(without.out.find("params extra") == std::string::npos);
 }
