@@ -457,6 +457,9 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
     const AttentionVariant variant = own.c.spec.attention.variant;
     if (own.verdict == Verdict::rejected) {
       r.base_verdict = own.reason;
+      // Rejected before it was counted (memory, tensor parallelism): its sizes and times all the same.
+      if (own.c.counts.params.total == 0 && complete_closest(ctx, own.c) != o.tp)
+        r.base_verdict += " (its sizes and times are counted on one GPU)";
     } else if (!wanted(o, variant)) {
       r.base_verdict = "not searched: --variants leaves out " + std::string(to_string(variant));
     } else {

@@ -299,3 +299,18 @@ TEST_CASE("a MoE model holds the budget with its experts' width; a rejected own 
   for (const auto& c : g.ranked)
     for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window == base.layers[i].window);
 }
+
+TEST_CASE("a model that does not fit is reported with its own sizes and the reason", "[recommend][constraints]") {
+  RecommendOptions o = of_model("llama-3-70b", 8192);  // 141 GB of bf16 weights on one 141 GB H200
+  const Recommendation r = rec(o);
+  CHECK(r.ranked.empty());
+  REQUIRE(r.base_design);
+  CHECK(r.base_rank == 0);
+  CHECK(r.base_verdict.rfind("weights 131.4 GiB + one sequence's KV 2.50 GiB exceed", 0) == 0);
+  CHECK(r.base_design->counts.params.total == 70'553'706'496);  // counted although rejected
+  CHECK(r.base_design->single.decode_step_ms > 0);
+  o.tp = 2;  // split over two GPUs it fits, and its own design is ranked
+  const Recommendation two = rec(o);
+  CHECK(two.base_verdict.empty());
+  CHECK(two.base_rank >= 1);
+}
