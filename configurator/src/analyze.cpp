@@ -59,6 +59,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"num_routed_experts", m.moe.num_routed_experts},
                 {"num_shared_experts", m.moe.num_shared_experts},
                 {"expert_ffn_dim", m.moe.expert_ffn_dim},
+                {"shared_ffn_dim", shared_ffn_width(m.moe)},
+                {"shared_gate", m.moe.shared_gate},
                 {"top_k", m.moe.top_k},
                 {"router_bias", m.moe.router_bias}};
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;

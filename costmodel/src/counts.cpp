@@ -64,12 +64,14 @@ std::int64_t attention_matmul_weights(const ModelSpec& m) {
 
 // Routed-expert weights of one MoE layer.
 std::int64_t expert_params(const ModelSpec& m) { return ffn_params(m, m.moe.expert_ffn_dim); }
+// The router, and Qwen2-MoE's gate on the shared FFN (one more output of the router's input).
 std::int64_t router_params(const ModelSpec& m) {
-  return add(mul(m.moe.num_routed_experts, m.d_model, kParams), m.moe.router_bias ? m.moe.num_routed_experts : 0,
-             kParams);
+  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
+  return add(mul(outputs, m.d_model, kParams), m.moe.router_bias ? m.moe.num_routed_experts : 0, kParams);
 }
 std::int64_t shared_expert_params(const ModelSpec& m) {
-  return m.moe.num_shared_experts > 0 ? ffn_params(m, mul(m.moe.num_shared_experts, m.moe.expert_ffn_dim, kParams)) : 0;
+  const std::int64_t width = shared_ffn_width(m.moe);
+  return width > 0 ? ffn_params(m, width) : 0;
 }
 
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
@@ -88,10 +90,11 @@ std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
 // routed experts and the shared experts.
 std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (!l.moe) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
-  const std::int64_t router = mul(2 * tokens, m.d_model, m.moe.num_routed_experts, kFlops);  // x W_router
-  const std::int64_t experts = m.moe.top_k + m.moe.num_shared_experts;
-  const std::int64_t expert = mul(2 * tokens, experts, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
-  return add(router, expert, kFlops);
+  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
+  const std::int64_t router = mul(2 * tokens, m.d_model, outputs, kFlops);  // x W_router (+ the shared gate)
+  const std::int64_t routed = mul(2 * tokens, m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
+  const std::int64_t shared = mul(2 * tokens, ffn_matrix_params(m, shared_ffn_width(m.moe)), kFlops);
+  return add(router, add(routed, shared, kFlops), kFlops);
 }
 
 std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m) {

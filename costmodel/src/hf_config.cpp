@@ -168,25 +168,13 @@ std::int64_t experts_key(const JsonFields& f, const char* first, const char* sec
   return int_or(f, f.present(first) || !f.present(second) ? first : second, fallback);
 }
 
-// Qwen3MoeConfig: Qwen3's attention (q/k norms) but no head_dim default (the model falls back to
-// hidden_size / heads; the checkpoints state 128), 4 KV heads, untied. Layer i is sparse unless it is in
-// mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step: num_experts experts of
-// moe_intermediate_size, top num_experts_per_tok, a router without bias, no shared expert; dense layers
-// use intermediate_size. A window, with use_sliding_window, applies to every layer (no
-// max_window_layers here).
-void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
-  FamilyDefaults d{0, false, 4};
-  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 6144, d.vocab = 151936;
-  parse_llama_like(f, m, d);
-  attention_bias(f, m, false);
-  m.attention.qk_norm = true;
-  const bool use = f.optional_bool("use_sliding_window", false);
-  const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
-  if (!apply_layer_types(f, m, window)) set_all_windows(m, window);
-  const std::int64_t experts = experts_key(f, "num_experts", "num_local_experts", 128);
-  m.moe.num_routed_experts = experts;
-  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 768);
-  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+// Qwen2-MoE's and Qwen3-MoE's experts: num_experts (or v5's num_local_experts) of
+// moe_intermediate_size, top num_experts_per_tok, a router without bias; layer i is sparse unless it
+// is in mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step.
+void qwen_moe_layers(const JsonFields& f, ModelSpec& m, std::int64_t experts, std::int64_t width, std::int64_t top_k) {
+  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", experts);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", width);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", top_k);
   const std::int64_t step = int_or(f, "decoder_sparse_step", 1);
   std::vector<bool> dense_only(m.layers.size(), false);
   if (f.has("mlp_only_layers")) {
@@ -202,6 +190,38 @@ void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
   }
   for (std::size_t i = 0; i < m.layers.size(); ++i)
     m.layers[i].moe = !dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0;
+}
+
+// Qwen3MoeConfig: Qwen3's attention (q/k norms) but no head_dim default (the model falls back to
+// hidden_size / heads; the checkpoints state 128), 4 KV heads, untied; 128 experts of 768, top 8, no
+// shared expert; dense layers use intermediate_size. A window, with use_sliding_window, applies to
+// every layer (no max_window_layers here).
+void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 4};
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 6144, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = true;
+  const bool use = f.optional_bool("use_sliding_window", false);
+  const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
+  if (!apply_layer_types(f, m, window)) set_all_windows(m, window);
+  qwen_moe_layers(f, m, 128, 768, 8);
+}
+
+// Qwen2MoeConfig: Qwen2's q/k/v biases (qkv_bias), 16 heads and KV heads, untied; 60 experts of 1408,
+// top 4, and one shared FFN of shared_expert_intermediate_size behind a sigmoid gate (d_model
+// weights); Qwen2's windows.
+void parse_qwen2_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 16};
+  d.hidden = 2048, d.layers = 24, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = f.optional_bool("qkv_bias", true);
+  qwen_windows(f, m);
+  qwen_moe_layers(f, m, 60, 1408, 4);
+  const std::int64_t shared = int_or(f, "shared_expert_intermediate_size", 5632);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = shared;
+  m.moe.shared_gate = true;
 }
 
 void gemma_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_kv_heads) {
@@ -373,6 +393,28 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
   if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
+// Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head
+// q/k norms with use_qk_norm, 96 heads, 8 KV heads, head_dim from the file (else hidden_size /
+// heads), untied. Layers from first_k_dense_replace on are sparse: n_routed_experts of
+// moe_intermediate_size, top num_experts_per_tok, n_shared_experts as one FFN, and a router whose
+// e_score_correction_bias is a buffer in transformers, not a parameter. The checkpoint's
+// num_nextn_predict_layers MTP layers (which transformers does not build) are reported as params.mtp.
+void parse_glm4_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 8};
+  d.hidden = 4096, d.layers = 46, d.heads = 96, d.ffn = 10944, d.vocab = 151552;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = f.optional_bool("attention_bias", false);
+  a.qk_norm = f.optional_bool("use_qk_norm", false);
+  m.moe.num_routed_experts = int_or(f, "n_routed_experts", 128);
+  m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1408);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(1);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense;
+  m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -382,6 +424,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"mixtral", parse_mixtral},
       {"qwen2", parse_qwen2},
       {"qwen3", parse_qwen3},
+      {"qwen2_moe", parse_qwen2_moe},
       {"qwen3_moe", parse_qwen3_moe},
       {"gemma", parse_gemma},
       {"gemma2", parse_gemma2},
@@ -394,6 +437,9 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"RefinedWebModel", parse_falcon},
       {"deepseek_v2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, false); }},
       {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
+      // Kimi K2 ships DeepSeek-V3's modelling code (architectures DeepseekV3ForCausalLM) and config keys.
+      {"kimi_k2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
+      {"glm4_moe", parse_glm4_moe},
   };
   return table;
 }

@@ -1,5 +1,7 @@
 #include "mhacfg/costmodel/model_spec.hpp"
 
+#include "mhacfg/costmodel/checked.hpp"
+
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -43,6 +45,11 @@ void require_non_negative(std::int64_t v, const char* field) {
   if (v < 0) throw InputError(field, std::to_string(v), "must not be negative");
 }
 }  // namespace
+
+std::int64_t shared_ffn_width(const MoeSpec& moe) {
+  if (moe.num_shared_experts <= 0) return 0;
+  return moe.shared_ffn_dim > 0 ? moe.shared_ffn_dim : mul(moe.num_shared_experts, moe.expert_ffn_dim, "shared FFN width");
+}
 
 std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) {
   if (layers <= 0) throw InputError(field, std::to_string(layers), "must be positive");
@@ -101,6 +108,7 @@ void validate(const ModelSpec& m) {
     require_positive(m.moe.expert_ffn_dim, "expert_ffn_dim");
     require_positive(m.moe.top_k, "top_k");
     require_non_negative(m.moe.num_shared_experts, "num_shared_experts");
+    require_non_negative(m.moe.shared_ffn_dim, "shared_ffn_dim");
     if (m.moe.top_k > m.moe.num_routed_experts)
       throw InputError("top_k", std::to_string(m.moe.top_k),
                        "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts));

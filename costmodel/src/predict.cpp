@@ -149,9 +149,10 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     return;
   }
   const MoeSpec& moe = m.moe;
-  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts, d}, wd), times);  // router
+  // The router, with Qwen2-MoE's shared-FFN gate as one more output.
+  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, wd), times);
   if (moe.num_shared_experts > 0) {
-    const std::int64_t f = moe.num_shared_experts * moe.expert_ffn_dim / tp;
+    const std::int64_t f = shared_ffn_width(moe) / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
     accumulate(acc.ffn, p.gemm({tokens, d, f}, wd), times);
   }

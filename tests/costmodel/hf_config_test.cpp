@@ -52,6 +52,11 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"gpt-oss-120b", 116'829'156'672},
       {"gemma-3-270m", 268'098'176},
       {"gemma-3-1b-it", 999'885'952},
+      {"qwen1.5-moe-a2.7b", 14'315'784'192},
+      {"qwen2-57b-a14b", 57'408'658'944},
+      {"glm-4.5-air", 106'852'245'504},  // what transformers builds; the checkpoint adds MTP (below)
+      {"glm-4.5", 352'797'814'784},
+      {"kimi-k2-instruct", 1'026'408'232'448},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -263,7 +268,7 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
     return std::string("no error");
   };
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
-  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_oss, falcon") != std::string::npos);
+  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_oss, falcon") != std::string::npos);
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
@@ -418,4 +423,55 @@ TEST_CASE("qwen3_moe: sparse layers by decoder_sparse_step and mlp_only_layers, 
     j["sliding_window"] = 4096;
   });
   for (const auto& l : windowed.layers) CHECK(l.window == 4096);
+}
+
+TEST_CASE("qwen2_moe: a shared FFN of its own width behind a gate, q/k/v biases", "[hf_config]") {
+  const ModelSpec q = fixture("qwen1.5-moe-a2.7b");
+  CHECK(q.moe.num_shared_experts == 1);
+  CHECK(shared_ffn_width(q.moe) == 5632);  // not num_shared x moe_intermediate_size (1408)
+  CHECK(q.moe.shared_gate);
+  CHECK(q.attention.q_bias);
+  CHECK_FALSE(q.attention.o_bias);
+  const ParamCounts p = count_params(q);
+  // Router (60 experts) and the shared gate (one more output), per layer.
+  CHECK(p.router == 24LL * 61 * 2048);
+  CHECK(std::llround(double(p.active) / 1e8) == 27);  // "A2.7B"
+  // Decode FLOPs per layer's FFN: router and gate, top 4 of 60 experts and the shared FFN.
+  Workload w;
+  const std::int64_t ffn = 2LL * 2048 * 61 + 2LL * 4 * 3 * 2048 * 1408 + 2LL * 3 * 2048 * 5632;
+  CHECK(count_flops(q, w).decode_per_token.ffn == 24 * ffn);
+}
+
+TEST_CASE("glm4_moe: dense first layers, fused shared experts, the MTP layer beside the total", "[hf_config]") {
+  const ModelSpec g = fixture("glm-4.5-air");
+  CHECK(g.attention.q_bias);
+  CHECK_FALSE(g.attention.o_bias);
+  CHECK_FALSE(g.attention.qk_norm);
+  CHECK(g.attention.head_dim == 128);  // 96 heads of 128 = 12288 != hidden_size 4096
+  CHECK_FALSE(g.layers[0].moe);        // first_k_dense_replace 1
+  CHECK(g.layers[1].moe);
+  CHECK_FALSE(g.moe.router_bias);      // e_score_correction_bias is a buffer, not a parameter
+  const ParamCounts p = count_params(g);
+  CHECK(p.mtp == 2'375'059'456);
+  // The Hub's checkpoint total adds the MTP layer, its own embedding and head copies and the routing
+  // biases (45 MoE layers and the MTP block, 128 each).
+  CHECK(p.total + p.mtp + 2LL * 151'552 * 4096 + 46 * 128 == 110'468'824'832);
+  CHECK(std::llround(double(p.active - p.embedding - p.lm_head) / 1e9) == 12);  // "12B active"
+  const ModelSpec big = fixture("glm-4.5");
+  CHECK(big.attention.qk_norm);  // use_qk_norm
+  CHECK(count_params(big).total + count_params(big).mtp + 2LL * 151'552 * 5120 + 90 * 160 == 358'337'791'296);
+}
+
+TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_config][kv]") {
+  const ModelSpec k = fixture("kimi-k2-instruct");
+  CHECK(k.family == "kimi_k2");
+  CHECK(k.attention.variant == AttentionVariant::mla);
+  CHECK(k.attention.num_q_heads == 64);
+  CHECK(k.moe.num_routed_experts == 384);
+  CHECK_FALSE(k.layers[0].moe);
+  CHECK(k.layers[1].moe);
+  CHECK(k.extra.mtp_modules == 0);
+  CHECK(std::llround(double(count_params(k).active) / 1e9) == 33);  // "32B activated" + embedding and head
+  Workload w;
+  CHECK(count_kv_cache(k, w).bytes_per_token == 576 * 61 * 2);  // the same latent as DeepSeek-V3
 }

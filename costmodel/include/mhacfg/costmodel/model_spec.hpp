@@ -60,15 +60,19 @@ struct FfnSpec {
   bool bias = false;
 };
 
-// Mixture of experts on the layers marked `moe`. Shared experts always run; each is an FFN of
-// expert_ffn_dim (DeepSeek fuses them into one FFN of num_shared_experts * expert_ffn_dim).
+// Mixture of experts on the layers marked `moe`. Shared experts always run, as one FFN of
+// num_shared_experts * expert_ffn_dim (DeepSeek, GLM-4.5) or of its own width (Qwen2-MoE).
 struct MoeSpec {
   std::int64_t num_routed_experts = 0;
   std::int64_t num_shared_experts = 0;
   std::int64_t expert_ffn_dim = 0;
+  std::int64_t shared_ffn_dim = 0;  // the shared FFN's width; 0: num_shared_experts * expert_ffn_dim
   std::int64_t top_k = 0;
   bool router_bias = false;  // a per-expert bias on the router (DeepSeek-V3 e_score_correction_bias)
+  bool shared_gate = false;  // a sigmoid gate on the shared FFN, d_model weights (Qwen2-MoE)
 };
+// The width of the shared experts' FFN (0 without shared experts).
+std::int64_t shared_ffn_width(const MoeSpec& moe);
 
 struct NormSpec {
   NormKind kind = NormKind::rmsnorm;
