@@ -179,18 +179,18 @@ std::int64_t vision_params(const ModelSpec& m) {
   if (v.hidden == 0) return 0;
   const std::int64_t h = v.hidden, f = v.intermediate;
   const std::int64_t side = v.image_size / v.patch_size;
-  const std::int64_t patches = mul(side, side, kParams);
-  const std::int64_t linear = add(mul(h, h, kParams), h, kParams);                     // h x h with bias
-  const std::int64_t mlp = add(mul(2, h, f, kParams), add(f, h, kParams), kParams);  // fc1, fc2 with biases
-  const std::int64_t layer = add(add(mul(4, linear, kParams), mul(4, h, kParams), kParams), mlp, kParams);  // + 2 LayerNorms
-  std::int64_t p = add(mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams), h, kParams);  // patch conv + bias
-  p = add(p, mul(patches, h, kParams), kParams);                                             // position table
-  p = add(p, add(mul(v.layers, layer, kParams), mul(2, h, kParams), kParams), kParams);                   // + post_layernorm
-  // The pooling head: a probe, nn.MultiheadAttention (in_proj 3h x h, out_proj, biases), a LayerNorm
-  // and an MLP.
-  if (v.pooling_head)
-    p = add(p, add(add(h, mul(4, linear, kParams), kParams), add(mul(2, h, kParams), mlp, kParams), kParams), kParams);
-  // Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm over h) and mm_input_projection (h x d_model).
+  const std::int64_t linear = add(mul(h, h, kParams), h, kParams);                   // h x h with a bias
+  const std::int64_t mlp = add(mul(2, h, f, kParams), add(f, h, kParams), kParams);  // fc1 and fc2 with biases
+  const std::int64_t norm = mul(2, h, kParams);                                      // a LayerNorm
+  // Per layer: q, k, v, o, two LayerNorms and the MLP.
+  const std::int64_t layer = add(add(mul(4, linear, kParams), mul(2, norm, kParams), kParams), mlp, kParams);
+  const std::int64_t patch_conv = add(mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams), h, kParams);
+  const std::int64_t positions = mul(mul(side, side, kParams), h, kParams);
+  std::int64_t p = add(add(patch_conv, positions, kParams), add(mul(v.layers, layer, kParams), norm, kParams), kParams);
+  // The pooling head: a probe, nn.MultiheadAttention (in_proj 3h x h and out_proj, with biases), a
+  // LayerNorm and an MLP.
+  if (v.pooling_head) p = add(p, add(add(h, mul(4, linear, kParams), kParams), add(norm, mlp, kParams), kParams), kParams);
+  // Gemma3MultiModalProjector: mm_soft_emb_norm (an RMSNorm over h) and mm_input_projection (h x d_model).
   return add(p, add(h, mul(h, m.d_model, kParams), kParams), kParams);
 }
 }  // namespace
