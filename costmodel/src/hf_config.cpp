@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
@@ -479,8 +481,15 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
 }
 
 ModelSpec load_hf_config(const std::string& path) {
-  ModelSpec m = spec_from_hf_config(parse_json(read_file(path, "--hf-config"), path), path);
-  m.name = escaped(path.substr(path.find_last_of('/') + 1));  // the file name, on one line; errors above name the whole path
+  // A model's folder (a Hub download) is read through its config.json and names the model.
+  struct stat st {};
+  const bool folder = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  std::string named = path;
+  while (folder && named.size() > 1 && named.back() == '/') named.pop_back();
+  const std::string file = folder ? named + "/config.json" : path;
+  ModelSpec m = spec_from_hf_config(parse_json(read_file(file, "--hf-config"), file), file);
+  const std::string last = named.substr(named.find_last_of('/') + 1);
+  m.name = escaped(last.empty() ? named : last);  // on one line; errors above name the whole path
   return m;
 }
 

@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
+
+#include <unistd.h>
 
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -474,4 +477,22 @@ TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_confi
   CHECK(std::llround(double(count_params(k).active) / 1e9) == 33);  // "32B activated" + embedding and head
   Workload w;
   CHECK(count_kv_cache(k, w).bytes_per_token == 576 * 61 * 2);  // the same latent as DeepSeek-V3
+}
+
+TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("mhacfg-Llama-3-8B-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json", dir / "config.json",
+                fs::copy_options::overwrite_existing);
+  for (const std::string& path : {dir.string(), dir.string() + "/", dir.string() + "//"}) {
+    INFO(path);
+    const ModelSpec m = load_hf_config(path);
+    CHECK(m.name == dir.filename().string());
+    CHECK(count_params(m).total == 8'030'261'248);
+  }
+  fs::remove(dir / "config.json");
+  CHECK_THROWS_WITH(load_hf_config(dir.string()),
+                    Catch::StartsWith("--hf-config = " + dir.string() + "/config.json: cannot read file"));
+  fs::remove(dir);
 }

@@ -18,7 +18,8 @@ const std::vector<std::string_view>& supported_model_types();
 // `where` names the source in error messages (a path or preset name). Throws InputError.
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where);
 
-// Reads and parses a config.json file. Throws InputError naming the file.
+// Reads and parses a config.json file, or a model folder's (named after the folder). Throws
+// InputError naming the file.
 ModelSpec load_hf_config(const std::string& path);
 
 }  // namespace mhacfg
