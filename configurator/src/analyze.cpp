@@ -152,7 +152,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const ParamCounts& p = c.params;
   Table params = quantity_table("Parameters");
   row(params, "total", p.total, fmt_count(double(p.total)), "main model, unique trainable");
-  row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts only" : "");
+  row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts; embedding and head included" : "");
   row(params, "embedding", p.embedding, fmt_count(double(p.embedding)), m.learned_positions ? "tokens + positions" : "");
   row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head)), m.tie_embeddings ? "tied to the embedding" : "");
   row(params, "attention", p.attention, fmt_count(double(p.attention)), "all layers");
