@@ -208,8 +208,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     const ModelTimes t = predict_model(m, w, pred);
     const std::string basis = t.calibrated ? "calibrated" : "uncalibrated roofline";
     // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
-    const double weights_per_gpu =
-        double(c.params.total) * dtype_bits(w.weight_dtype) / 8.0 / double(w.tp);
+    const double weights_per_gpu = served_weight_bytes_per_gpu(c.params, w.weight_dtype, w.tp);
     const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
     const bool fits = memory_per_gpu <= double(profile->spec.memory_bytes);
     r.json["predicted"] = {{"profile", profile->name},

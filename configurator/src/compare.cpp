@@ -78,7 +78,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     Workload one = o.workload;
     one.batch = 1;
     const double per_seq = double(count_kv_cache(m, one).bytes_per_gpu);
-    const double weights = double(c.counts.params.total) * dtype_bits(o.workload.weight_dtype) / 8.0 / double(o.workload.tp);
+    const double weights = served_weight_bytes_per_gpu(c.counts.params, o.workload.weight_dtype, o.workload.tp);
     const double room = double(profile.spec.memory_bytes) * o.memory_fraction - weights;
     c.max_batch = room > 0 ? static_cast<std::int64_t>(room / per_seq) : 0;
     c.risk = assess_quality(m.attention);

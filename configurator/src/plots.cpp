@@ -13,7 +13,7 @@ namespace mhacfg {
 namespace {
 
 double weights_per_gpu(const ModelSpec& m, const Workload& w) {
-  return double(count_params(m).total) * dtype_bits(w.weight_dtype) / 8.0 / double(w.tp);
+  return served_weight_bytes_per_gpu(count_params(m), w.weight_dtype, w.tp);
 }
 
 std::int64_t max_batch(const ModelSpec& m, const Workload& w, const Profile& p, double fraction) {

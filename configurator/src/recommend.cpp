@@ -169,7 +169,7 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
       try {
         c.batch = batch;
         const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
-        c.weights_bytes_per_gpu = double(count_params(c.spec).total) * dtype_bits(o.weight_dtype) / 8.0 / double(tp);
+        c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(c.spec), o.weight_dtype, tp);
         c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
         count_and_predict(ctx, c, tp);
         c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
@@ -258,7 +258,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
   const KvCacheCounts kv1 = count_kv_cache(c.spec, one);
   const ParamCounts params = count_params(c.spec);
-  c.weights_bytes_per_gpu = double(params.total) * dtype_bits(o.weight_dtype) / 8.0 / double(o.tp);
+  c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(params, o.weight_dtype, o.tp);
   c.kv_bytes_per_seq_per_gpu = double(kv1.bytes_per_gpu);
   const double room = ctx.memory_budget - c.weights_bytes_per_gpu;
   // A candidate rejected for memory reports what it would need at the asked (or a single) batch.

@@ -307,6 +307,10 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   return f;
 }
 
+double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp) {
+  return double(p.total + p.vision) * dtype_bits(weight_dtype) / 8.0 / double(tp);
+}
+
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }
 KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) { return count_kv_cache(m, w, LayerKinds(m)); }
 FlopCounts count_flops(const ModelSpec& m, const Workload& w) { return count_flops(m, w, LayerKinds(m)); }

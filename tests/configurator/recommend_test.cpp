@@ -314,3 +314,16 @@ TEST_CASE("a model that does not fit is reported with its own sizes and the reas
   CHECK(two.base_verdict.empty());
   CHECK(two.base_rank >= 1);
 }
+
+TEST_CASE("serving a multimodal checkpoint holds its vision encoder's weights too", "[recommend][constraints]") {
+  // Gemma-3-4B: 3,880,263,168 language-model parameters and a 419,816,304-parameter SigLIP encoder
+  // with its projector, in bf16 on one GPU.
+  const Recommendation r = rec(of_model("gemma-3-4b-pt", 32768));
+  REQUIRE(r.base_design);
+  CHECK(r.base_design->weights_bytes_per_gpu == Approx((3'880'263'168.0 + 419'816'304.0) * 2));
+  for (const auto& c : r.ranked)
+    CHECK(c.weights_bytes_per_gpu == Approx(double(c.counts.params.total + c.counts.params.vision) * 2));
+  // DeepSeek-V3's MTP module is loaded only for speculative decoding: not in the served weights.
+  const ParamCounts v3 = count_params(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/deepseek-v3.json"));
+  CHECK(served_weight_bytes_per_gpu(v3, DType::fp8, 8) == Approx(double(v3.total) / 8));
+}

@@ -35,6 +35,11 @@ struct ParamCounts {
   std::int64_t vision = 0;     // vision encoder + projector (Gemma 3 multimodal), not part of total
 };
 
+// Weight bytes one GPU holds to serve the model, split evenly over tp: the main model, plus a
+// multimodal checkpoint's vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP
+// modules are left out: engines load them only for speculative decoding.
+double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp);
+
 struct KvCacheCounts {
   DType dtype = DType::bf16;
   std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent)
