@@ -27,12 +27,16 @@ nlohmann::json model_json(const ModelSpec& m) {
                    {"kv_lora_rank", a.mla.kv_lora_rank},
                    {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
                    {"rope_head_dim", a.mla.rope_head_dim}};
-  std::int64_t sliding = 0, moe_layers = 0;
-  std::set<std::int64_t> windows;
+  std::int64_t sliding = 0, chunked = 0, moe_layers = 0;
+  std::set<std::int64_t> windows, chunks;
   for (const auto& l : m.layers) {
     if (l.window > 0) {
       ++sliding;
       windows.insert(l.window);
+    }
+    if (l.chunk > 0) {
+      ++chunked;
+      chunks.insert(l.chunk);
     }
     moe_layers += l.moe;
   }
@@ -45,9 +49,11 @@ nlohmann::json model_json(const ModelSpec& m) {
                       {"learned_positions", m.learned_positions},
                       {"attention", attn},
                       {"layer_pattern",
-                       {{"full_attention_layers", m.num_layers() - sliding},
+                       {{"full_attention_layers", m.num_layers() - sliding - chunked},
                         {"sliding_window_layers", sliding},
-                        {"windows", std::vector<std::int64_t>(windows.begin(), windows.end())}}},
+                        {"windows", std::vector<std::int64_t>(windows.begin(), windows.end())},
+                        {"chunked_attention_layers", chunked},
+                        {"chunks", std::vector<std::int64_t>(chunks.begin(), chunks.end())}}},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
                       {"norm",

@@ -126,7 +126,7 @@ ModelSpec resolve_model(const ModelFlags& f) {
   if (f.vocab) m.vocab_size = *f.vocab;
   if (f.tie_embeddings) m.tie_embeddings = *f.tie_embeddings;
   if (f.sliding_window)
-    for (auto& l : m.layers) l.window = *f.sliding_window;
+    for (auto& l : m.layers) l = {*f.sliding_window, 0, l.moe};  // replaces chunks too
   validate(m);
   return m;
 }

@@ -104,10 +104,10 @@ std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m) {
 }
 
 std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
-  return l.window > 0 ? std::min(context, l.window) : context;
+  return l.full_attention() ? context : std::min(context, l.local_span());
 }
 
-// The distinct (window, moe) layer kinds and how many layers have each: models have one to three
+// The distinct (window, chunk, moe) layer kinds and how many layers have each: models have one to three
 // kinds (Gemma-2 alternates two), however many layers. Counting by kind keeps an evaluation cheap.
 struct LayerKinds {
   struct Kind {
@@ -121,7 +121,7 @@ struct LayerKinds {
   explicit LayerKinds(const ModelSpec& m) {
     for (const auto& l : m.layers) {
       std::size_t k = 0;
-      while (k < n && (kinds[k].layer->window != l.window || kinds[k].layer->moe != l.moe)) ++k;
+      while (k < n && !same_kind(*kinds[k].layer, l)) ++k;
       if (k < n) ++kinds[k].count;
       else if (n < kinds.size()) kinds[n++] = {&l, 1};
       else rest.push_back(&l);
@@ -228,7 +228,7 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   const std::int64_t elems = kv_elements_per_token_per_layer(m);
   kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
   kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_layers(), kKv), kKv);
-  const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.window == 0; });
+  const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
   kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
@@ -268,6 +268,7 @@ AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer,
   s.v_head_dim = a.v_head_dim;
   s.causal = true;
   s.window = layer.window;
+  s.chunk = layer.chunk;
   if (is_mla(m) && decode) {  // absorbed: attention over the cached latent
     s.kv_lora_rank = a.mla.kv_lora_rank;
     s.rope_head_dim = a.mla.rope_head_dim;

@@ -94,10 +94,15 @@ void validate(const ModelSpec& m) {
                        std::to_string(a.num_q_heads) + " query heads with " + std::to_string(a.num_kv_heads) +
                            " KV heads is " + std::string(to_string(implied)));
   }
-  for (std::size_t i = 0; i < m.layers.size(); ++i)
-    if (m.layers[i].window < 0)
-      throw InputError("layers[" + std::to_string(i) + "].window", std::to_string(m.layers[i].window),
-                       "must not be negative");
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerSpec& l = m.layers[i];
+    const std::string at = "layers[" + std::to_string(i) + "]";
+    if (l.window < 0) throw InputError(at + ".window", std::to_string(l.window), "must not be negative");
+    if (l.chunk < 0) throw InputError(at + ".chunk", std::to_string(l.chunk), "must not be negative");
+    if (l.window > 0 && l.chunk > 0)
+      throw InputError(at + ".chunk", std::to_string(l.chunk),
+                       "a layer slides a window (" + std::to_string(l.window) + ") or attends in chunks, not both");
+  }
   bool any_moe = false;
   for (const auto& l : m.layers) any_moe = any_moe || l.moe;
   bool any_dense = false;

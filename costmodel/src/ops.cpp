@@ -22,17 +22,31 @@ std::int64_t causal_window_sum(std::int64_t a, std::int64_t b, std::int64_t w) {
   if (b + 1 > split) sum = add(sum, mul(b + 1 - split, w, "attention pairs"), "attention pairs");
   return sum;
 }
+
+// Sum of p % c + 1 for p in [0, n): keys visible to causal queries at positions 0..n-1 in chunks of c.
+std::int64_t causal_chunk_prefix(std::int64_t n, std::int64_t c) {
+  const auto triangle = [](std::int64_t k) {  // 1 + ... + k, the even factor halved first
+    return k % 2 == 0 ? mul(k / 2, k + 1, "attention pairs") : mul(k, (k + 1) / 2, "attention pairs");
+  };
+  return add(mul(n / c, triangle(c), "attention pairs"), triangle(n % c), "attention pairs");
+}
 }  // namespace
 
-std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window) {
+std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window,
+                             std::int64_t chunk) {
   const std::int64_t w = window > 0 ? window : kv_len;
   if (!causal) return mul(q_len, std::min(kv_len, w), "attention pairs");
   // Queries are the last q_len positions of kv_len tokens: positions kv_len - q_len .. kv_len - 1.
+  if (window <= 0 && chunk > 0) return causal_chunk_prefix(kv_len, chunk) - causal_chunk_prefix(kv_len - q_len, chunk);
   return causal_window_sum(kv_len - q_len, kv_len - 1, w);
 }
 
+std::int64_t attention_pairs(const AttentionShape& s) {
+  return attention_pairs(s.q_len, s.kv_len, s.causal, s.window, s.chunk);
+}
+
 std::int64_t attention_flops(const AttentionShape& s) {
-  const std::int64_t pairs = mul(attention_pairs(s.q_len, s.kv_len, s.causal, s.window),
+  const std::int64_t pairs = mul(attention_pairs(s),
                                  mul(s.batch, s.num_q_heads, "attention FLOPs"), "attention FLOPs");
   // S = Q K^T : 2 * qk_dim per (query, key) pair per head
   const std::int64_t qk = mul(2 * s.qk_dim(), pairs, "attention FLOPs");
@@ -42,9 +56,9 @@ std::int64_t attention_flops(const AttentionShape& s) {
 }
 
 std::int64_t attention_kv_tokens_read(const AttentionShape& s) {
-  if (s.window <= 0) return s.kv_len;
-  // The oldest query sees `window` keys ending at its position; the newest adds q_len - 1 more.
-  return std::min(s.kv_len, s.window + s.q_len - 1);
+  if (s.window <= 0 && s.chunk <= 0) return s.kv_len;
+  // From the first key the oldest query sees to the newest query.
+  return s.kv_len - first_visible_key(s.kv_len - s.q_len, s.window, s.chunk);
 }
 
 std::int64_t attention_kv_elements(const AttentionShape& s) {

@@ -185,7 +185,7 @@ Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std:
   std::size_t i = 0;
   while (i < m.layers.size()) {  // runs of identical layers are predicted once
     std::size_t j = i + 1;
-    while (j < m.layers.size() && m.layers[j].window == m.layers[i].window && m.layers[j].moe == m.layers[i].moe) ++j;
+    while (j < m.layers.size() && same_kind(m.layers[j], m.layers[i])) ++j;
     layer_time(m, m.layers[i], w, p, batch, q_len, kv_len, decode, kv_heads_per_gpu, acc, double(j - i));
     i = j;
   }

@@ -72,6 +72,11 @@ void parse_attention_fields(const JsonFields& f, MeasurementRecord& r) {
   }
   s.causal = f.optional_bool("causal", r.phase == Phase::prefill);
   s.window = f.optional_int("window", false).value_or(0);
+  s.chunk = f.optional_int("chunk", false).value_or(0);
+  if (s.chunk > 0 && s.window > 0)
+    throw InputError(f.name("chunk"), std::to_string(s.chunk), "cannot be combined with window = " + std::to_string(s.window));
+  if (s.chunk > 0 && !s.causal)
+    throw InputError(f.name("chunk"), std::to_string(s.chunk), "chunked attention needs causal = true");
   if (s.num_q_heads % s.num_kv_heads != 0)
     throw InputError(f.name("num_kv_heads"), std::to_string(s.num_kv_heads),
                      "must divide num_q_heads = " + std::to_string(s.num_q_heads));
@@ -140,6 +145,7 @@ nlohmann::json record_to_json(const MeasurementRecord& r) {
       j["rope_head_dim"] = s.rope_head_dim;
     }
     if (s.window > 0) j["window"] = s.window;
+    if (s.chunk > 0) j["chunk"] = s.chunk;
     j["causal"] = s.causal;
   }
   j["dtype"] = std::string(to_string(r.dtype));

@@ -21,7 +21,7 @@ void for_each_cpu_prefill_tile(const AttentionShape& s, Visit&& visit) {
   for (std::int64_t first = 0; first < s.q_len; first += block) {
     const std::int64_t n = std::min(block, s.q_len - first);
     const std::int64_t first_pos = s.kv_len - s.q_len + first, last_pos = first_pos + n - 1;
-    const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, first_pos - s.window + 1) : 0;
+    const std::int64_t begin = s.causal ? first_visible_key(first_pos, s.window, s.chunk) : 0;
     visit(n * group, begin, s.causal ? last_pos + 1 : s.kv_len);
   }
 }
@@ -32,14 +32,14 @@ double cpu_prefill_pairs_computed(const AttentionShape& s) {
   const double q = static_cast<double>(s.q_len), kv = static_cast<double>(s.kv_len);
   if (!s.causal) return q * kv;
   const std::int64_t group = s.num_q_heads / s.kv_heads();
-  if (s.window <= 0) {
+  if (s.window <= 0 && s.chunk <= 0) {
     // Block j's positions see keys [0, off + (j + 1) P); a partial last block sees all kv_len.
     const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
     const double P = static_cast<double>(block), nb = static_cast<double>(s.q_len / block);
     const double off = static_cast<double>(s.kv_len - s.q_len);  // queries are the last q_len positions
     return P * (nb * off + P * nb * (nb + 1) / 2) + static_cast<double>(s.q_len % block) * kv;
   }
-  double pairs = 0;  // a window: keys [max(0, first - W + 1), last + 1) per block
+  double pairs = 0;  // a window or chunks: keys [first_visible_key(first), last + 1) per block
   for_each_cpu_prefill_tile(s, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
     pairs += static_cast<double>(rows / group) * static_cast<double>(end - begin);
   });
@@ -80,10 +80,10 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   // zero for kernels that do not).
   const std::int64_t group = s.num_q_heads / s.kv_heads();
   f.rows = static_cast<double>(group * (decode ? s.q_len : std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()))));
-  f.softmax = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window)) *
+  f.softmax = static_cast<double>(attention_pairs(s)) *
               static_cast<double>(s.batch) * static_cast<double>(s.num_q_heads);
   if (!decode) {
-    const double exact = static_cast<double>(attention_pairs(s.q_len, s.kv_len, s.causal, s.window));
+    const double exact = static_cast<double>(attention_pairs(s));
     if (exact > 0) f.masked_flop = f.flop * std::max(0.0, cpu_prefill_pairs_computed(s) / exact - 1.0);
     f.tile_elements = cpu_prefill_tile_rows(s) * static_cast<double>(s.batch * s.kv_heads() * (s.qk_dim() + s.v_dim()));
   }

@@ -156,6 +156,22 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
   CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");
+  const std::string prefill = "{\"op\": \"attention\", \"phase\": \"prefill\", \"batch\": 1, \"q_len\": 4096, "
+                              "\"kv_len\": 4096, \"num_q_heads\": 40, \"num_kv_heads\": 8, \"head_dim\": 128";
+  const std::string both = write("both.jsonl", prefill + ", \"window\": 512, \"chunk\": 1024}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", both});
+  CHECK(r.err == "mhacfg: error: " + both + ":1: chunk = 1024: cannot be combined with window = 512\n");
+  const std::string open_chunk = write("open.jsonl", prefill + ", \"causal\": false, \"chunk\": 1024}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", open_chunk});
+  CHECK(r.err == "mhacfg: error: " + open_chunk + ":1: chunk = 1024: chunked attention needs causal = true\n");
+  // A chunked record keeps its chunk and costs its chunks' causal triangles: four of 1024 here.
+  r = run({"predict", "--profile", "h100-sxm", "--in", write("chunked.jsonl", prefill + "}\n" + prefill + ", \"chunk\": 1024}\n")});
+  REQUIRE(r.code == 0);
+  const auto full = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+  const auto in_chunks = nlohmann::json::parse(r.out.substr(r.out.find('\n') + 1));
+  CHECK(in_chunks["chunk"] == 1024);
+  CHECK(!full.contains("chunk"));
+  CHECK(in_chunks["predicted_ms"].get<double>() < full["predicted_ms"].get<double>());
   // A record whose counts overflow 64 bits is named by its line.
   const std::string huge = write("huge.jsonl", "{\"op\": \"gemm\", \"m\": 64, \"n\": 64, \"k\": 64}\n"
                                                "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1000000000000000000, "

@@ -1,4 +1,4 @@
-// Counts against hand derivations: KV cache with windows and tensor parallelism, FLOPs per matmul,
+// Counts against hand derivations: KV cache with windows, chunks and tensor parallelism, FLOPs per matmul,
 // bytes per decode step, and overflow handling.
 #include <catch2/catch.hpp>
 
@@ -117,6 +117,30 @@ TEST_CASE("decode FLOPs per token and windows capping the pairs", "[counts][flop
   f = count_flops(m, w);
   // Per sequence and head: 1024 * 1025 / 2 pairs for the first 1024 queries, then 1024 each.
   CHECK(f.prefill.attention_core == 4LL * 8 * (1024LL * 1025 / 2 + (3000 - 1024) * 1024LL) * 256);
+}
+
+TEST_CASE("chunked layers: the cache holds a chunk, queries see their chunk's keys", "[counts][kv][flops]") {
+  ModelSpec m = small();
+  // Llama 4's pattern: three chunked layers, then one of full attention.
+  for (std::size_t i = 0; i < 3; ++i) m.layers[i].chunk = 1024;
+  Workload w;
+  w.context = 5000;
+  w.prompt_len = 3000;
+  const KvCacheCounts kv = count_kv_cache(m, w);
+  CHECK(kv.bytes_per_token == 4 * 2 * 128 * 2);
+  CHECK(kv.bytes_per_token_beyond_window == 1 * 2 * 128 * 2);  // the full layer only
+  CHECK(kv.layer_tokens == 3 * 1024 + 5000);
+  const FlopCounts f = count_flops(m, w);
+  // Decode at context 5000: position 4999 sees keys 4096..4999 in the chunked layers.
+  CHECK(f.decode_per_token.attention_core == 8LL * (3 * 904 + 5000) * 256);
+  // Prefill of 3000: chunks of 1024, 1024 and 952 tokens, each a causal triangle; the full layer 3000.
+  const std::int64_t chunked_pairs = 2 * (1024LL * 1025 / 2) + 952LL * 953 / 2;
+  CHECK(f.prefill.attention_core == 8LL * (3 * chunked_pairs + 3000LL * 3001 / 2) * 256);
+  m.layers[0].window = 512;
+  CHECK_THROWS_WITH(validate(m), "layers[0].chunk = 1024: a layer slides a window (512) or attends in chunks, not both");
+  m.layers[0] = LayerSpec{};
+  m.layers[1].chunk = -2;
+  CHECK_THROWS_WITH(validate(m), "layers[1].chunk = -2: must not be negative");
 }
 
 TEST_CASE("MLA decode is counted absorbed, prefill decompressed", "[counts][flops]") {

@@ -140,24 +140,28 @@ TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked 
     for (std::int64_t first = 0; first < s.q_len; first += block) {
       const std::int64_t n = std::min(block, s.q_len - first);
       const std::int64_t p0 = s.kv_len - s.q_len + first, p1 = p0 + n - 1;
-      const std::int64_t begin = s.causal && s.window > 0 ? std::max<std::int64_t>(0, p0 - s.window + 1) : 0;
+      std::int64_t begin = 0;
+      if (s.causal && s.window > 0) begin = std::max<std::int64_t>(0, p0 - s.window + 1);
+      if (s.causal && s.chunk > 0) begin = p0 / s.chunk * s.chunk;
       const std::int64_t end = s.causal ? p1 + 1 : s.kv_len;
       w.pairs += double(n) * double(end - begin);
       for (std::int64_t k1 = end; k1 > begin; k1 -= kCpuPrefillKeyTile) w.rows_x_tiles += double(n * group);
     }
     return w;
   };
-  for (auto [q, kv, nq, nkv, causal, window] :
-       {std::tuple{768, 768, 8, 2, true, 0}, std::tuple{1000, 1000, 8, 8, true, 0}, std::tuple{300, 1200, 12, 4, true, 0},
-        std::tuple{513, 513, 28, 4, true, 0}, std::tuple{2048, 2048, 32, 8, true, 256}, std::tuple{700, 900, 7, 1, true, 100},
-        std::tuple{384, 384, 8, 8, false, 0}, std::tuple{5, 5, 256, 1, true, 0}}) {
-    const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0};
-    CAPTURE(q, kv, nq, nkv, causal, window);
+  for (auto [q, kv, nq, nkv, causal, window, chunk] :
+       {std::tuple{768, 768, 8, 2, true, 0, 0}, std::tuple{1000, 1000, 8, 8, true, 0, 0},
+        std::tuple{300, 1200, 12, 4, true, 0, 0}, std::tuple{513, 513, 28, 4, true, 0, 0},
+        std::tuple{2048, 2048, 32, 8, true, 256, 0}, std::tuple{700, 900, 7, 1, true, 100, 0},
+        std::tuple{384, 384, 8, 8, false, 0, 0}, std::tuple{5, 5, 256, 1, true, 0, 0},
+        std::tuple{2048, 2048, 40, 8, true, 0, 512}, std::tuple{700, 1000, 8, 2, true, 0, 300}}) {
+    const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0, chunk};
+    CAPTURE(q, kv, nq, nkv, causal, window, chunk);
     const Walked w = walk(s);
     CHECK(cpu_prefill_pairs_computed(s) == w.pairs);
     CHECK(cpu_prefill_tile_rows(s) == w.rows_x_tiles);
     if (q > kDecodeMaxQueries) CHECK(op_features(s, DType::fp32).tile_elements == w.rows_x_tiles * nkv * (128 + 128));
-    const double exact = double(attention_pairs(q, kv, causal, window));
+    const double exact = double(attention_pairs(s));
     const OpFeatures f = op_features(s, DType::fp32);
     CHECK(f.masked_flop == Approx(f.flop * (w.pairs / exact - 1)).margin(1e-6 * f.flop));
     if (!causal) CHECK(f.masked_flop == 0);

@@ -1,4 +1,4 @@
-// Op-level counts: attention pairs for every mask and window, FLOPs and bytes per op.
+// Op-level counts: attention pairs for every mask, window and chunk, FLOPs and bytes per op.
 #include <catch2/catch.hpp>
 
 #include "mhacfg/costmodel/ops.hpp"
@@ -6,14 +6,16 @@
 using namespace mhacfg;
 
 namespace {
-// Brute force: count (query, key) pairs that a causal/windowed mask leaves.
-std::int64_t brute_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window) {
+// Brute force: count (query, key) pairs that a causal/windowed/chunked mask leaves.
+std::int64_t brute_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window,
+                         std::int64_t chunk = 0) {
   std::int64_t n = 0;
   for (std::int64_t qi = 0; qi < q_len; ++qi) {
     const std::int64_t pos = kv_len - q_len + qi;
     for (std::int64_t k = 0; k < kv_len; ++k) {
       if (causal && k > pos) continue;
       if (window > 0 && (causal ? pos - k >= window : std::abs(pos - k) >= window)) continue;
+      if (chunk > 0 && k / chunk != pos / chunk) continue;
       ++n;
     }
   }
@@ -30,6 +32,39 @@ TEST_CASE("attention_pairs equals a brute-force count of the mask", "[ops]") {
         CHECK(attention_pairs(q, kv, true, w) == brute_pairs(q, kv, true, w));
       }
   CHECK(attention_pairs(100, 200, false, 0) == 20000);
+}
+
+TEST_CASE("chunked attention: pairs and keys read equal a brute-force walk of the mask", "[ops]") {
+  for (std::int64_t kv : {1, 2, 7, 64, 129, 300})
+    for (std::int64_t q : {std::int64_t(1), std::int64_t(3), kv / 2 + 1, kv})
+      for (std::int64_t c : {1, 2, 5, 64, 128, 1000}) {
+        if (q > kv) continue;
+        INFO("q " << q << " kv " << kv << " chunk " << c);
+        AttentionShape s;
+        s.q_len = q;
+        s.kv_len = kv;
+        s.chunk = c;
+        CHECK(attention_pairs(s) == brute_pairs(q, kv, true, 0, c));
+        // The keys read run from the first key any query sees to the newest query.
+        std::int64_t first = kv;
+        for (std::int64_t pos = kv - q; pos < kv; ++pos)
+          for (std::int64_t k = 0; k <= pos; ++k)
+            if (k / c == pos / c) first = std::min(first, k);
+        CHECK(attention_kv_tokens_read(s) == kv - first);
+      }
+  // Llama 4's 8192-token chunks over a 32768-token prefill: four chunks, each a causal triangle.
+  AttentionShape s;
+  s.q_len = s.kv_len = 32768;
+  s.chunk = 8192;
+  CHECK(attention_pairs(s) == 4 * (8192LL * 8193 / 2));
+  // One decode step at position 20000 sees its chunk's 20000 - 16384 + 1 keys.
+  s.q_len = 1;
+  s.kv_len = 20001;
+  CHECK(attention_pairs(s) == 3617);
+  CHECK(attention_kv_tokens_read(s) == 3617);
+  // A chunk at least as long as the sequence is full causal attention.
+  s.chunk = 1 << 20;
+  CHECK(attention_pairs(s) == 20001);
 }
 
 TEST_CASE("attention FLOPs and bytes", "[ops]") {

@@ -185,9 +185,10 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
 std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
   const AttentionShape& s = r.attention;
-  // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window.
+  // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window or chunk.
   AttentionShape cache = s;
   cache.window = 0;
+  cache.chunk = 0;
   const char* what = "harness buffers";
   const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, what);
   std::int64_t bytes = add(attention_kv_bytes(cache, r.dtype), mul(q_rows, 4 * (s.qk_dim() + s.v_dim()), what), what);

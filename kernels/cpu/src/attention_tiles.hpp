@@ -1,5 +1,5 @@
 // Tile building blocks shared by the CPU attention kernels: Eigen views of row-major tiles, the
-// causal / sliding-window key mask, and the online softmax that folds one score tile into a running
+// causal / sliding-window / chunked key mask, and the online softmax that folds one score tile into a running
 // output (FlashAttention's rescaling: m = running max, l = running sum, O = unnormalised output).
 #pragma once
 
@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <Eigen/Core>
+
+#include "mhacfg/costmodel/ops.hpp"
 
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -46,11 +48,13 @@ class FlushDenormals {
 struct KeyMask {
   bool causal = true;
   std::int64_t window = 0;  // 0: none; only with causal
+  std::int64_t chunk = 0;   // 0: none; only with causal, never with a window
   std::int64_t kv_len = 0;
 
-  std::int64_t begin(std::int64_t pos) const {
-    return (causal && window > 0) ? std::max<std::int64_t>(0, pos - window + 1) : 0;
-  }
+  explicit KeyMask(const AttentionShape& s) : causal(s.causal), window(s.window), chunk(s.chunk), kv_len(s.kv_len) {}
+  KeyMask() = default;
+
+  std::int64_t begin(std::int64_t pos) const { return causal ? first_visible_key(pos, window, chunk) : 0; }
   std::int64_t end(std::int64_t pos) const { return causal ? pos + 1 : kv_len; }
 };
 

@@ -61,7 +61,7 @@ void run(const DecodeAttentionParams<KvT>& p) {
   pr.rows_per_position = s.num_q_heads / s.num_kv_heads;
   pr.qk_dim = s.head_dim;
   pr.v_dim = s.v_head_dim;
-  pr.mask = detail::KeyMask{s.causal, s.window, s.kv_len};
+  pr.mask = detail::KeyMask(s);
   pr.scale = detail::softmax_scale_or_default(p.softmax_scale, s.head_dim);
   pr.tile_tokens = kKeyTile;
   pr.small_rows = kSmallRows;

@@ -46,7 +46,7 @@ void run(const MlaDecodeParams<LatentT>& p) {
   pr.rows_per_position = s.num_q_heads;
   pr.qk_dim = s.qk_dim();
   pr.v_dim = s.v_dim();
-  pr.mask = detail::KeyMask{s.causal, s.window, s.kv_len};
+  pr.mask = detail::KeyMask(s);
   pr.scale = detail::softmax_scale_or_default(p.softmax_scale, s.qk_dim());
   pr.tile_tokens = kLatentTileTokens;
   pr.small_rows = kSmallRows;

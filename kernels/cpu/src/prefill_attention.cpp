@@ -69,7 +69,7 @@ void prefill_attention(const PrefillAttentionParams& p) {
   const std::int64_t nq = s.num_q_heads, nkv = s.num_kv_heads, d = s.head_dim, dv = s.v_head_dim;
   const std::int64_t g = lay.group;
   const float scale = softmax_scale_or_default(p.softmax_scale, d);
-  const KeyMask mask{s.causal, s.window, s.kv_len};
+  const KeyMask mask(s);
   const std::int64_t items = s.batch * nkv * lay.blocks;
 
   Eigen::setNbThreads(p.threads);  // tile products inside the parallel region stay single-threaded

@@ -20,6 +20,10 @@ std::string common_attention_reason(const AttentionShape& s) {
   if (s.window < 0) return field_reason("window", s.window, "must be 0 (none) or positive");
   if (s.window > 0 && !s.causal)
     return field_reason("window", s.window, "a sliding window needs causal = true (it looks back from each query)");
+  if (s.chunk < 0) return field_reason("chunk", s.chunk, "must be 0 (none) or positive");
+  if (s.chunk > 0 && !s.causal) return field_reason("chunk", s.chunk, "chunked attention needs causal = true");
+  if (s.chunk > 0 && s.window > 0)
+    return field_reason("chunk", s.chunk, "cannot be combined with window = " + std::to_string(s.window));
   if (s.is_mla()) {
     if (s.rope_head_dim < 0) return field_reason("rope_head_dim", s.rope_head_dim, "must not be negative");
     if (s.qk_dim() > kMaxMlaLatentDim)

@@ -601,6 +601,7 @@ std::string supports(const AttentionShape& s) {
     return "head_dim " + std::to_string(s.head_dim) + ": supported head_dims are 64, 128 and 256";
   if (s.v_head_dim != s.head_dim) return "v_head_dim must equal head_dim";
   if (s.window > 0) return "sliding windows are not implemented";
+  if (s.chunk > 0) return "chunked attention is not implemented";
   if (s.batch < 1 || s.batch > 65535) return "batch must be in [1, 65535]";
   if (s.kv_len < 1 || s.kv_len > (1 << 30)) return "kv_len must be in [1, 2^30]";
   if (s.num_kv_heads < 1 || s.num_kv_heads > 65535 || s.num_q_heads % s.num_kv_heads != 0)

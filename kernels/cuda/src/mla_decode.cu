@@ -299,6 +299,7 @@ std::string supports(const AttentionShape& s) {
            ": the MLA kernel is built for 512 + 64";
   if (s.q_len != 1) return "q_len " + std::to_string(s.q_len) + ": MLA absorbed decode takes one query per sequence";
   if (s.window > 0) return "sliding windows are not implemented";
+  if (s.chunk > 0) return "chunked attention is not implemented";
   if (s.batch < 1 || s.batch > 65535) return "batch must be in [1, 65535]";
   if (s.kv_len < 1 || s.kv_len > (1 << 30)) return "kv_len must be in [1, 2^30]";
   if (s.num_q_heads < 1 || s.num_q_heads > 16 * 65535) return "num_q_heads must be in [1, 1048560]";

@@ -325,6 +325,7 @@ std::string supports(const AttentionShape& s) {
     return "head_dim " + std::to_string(s.head_dim) + ": supported head_dims are 64, 128 and 256";
   if (s.v_head_dim != s.head_dim) return "v_head_dim must equal head_dim";
   if (s.window > 0) return "sliding windows are not implemented";
+  if (s.chunk > 0) return "chunked attention is not implemented";
   if (s.q_len < 1 || s.q_len > s.kv_len) return "q_len must be in [1, kv_len]";
   if (s.kv_len > (1 << 30)) return "kv_len must be at most 2^30";
   if (s.q_len > 65535LL * 64) return "q_len must be at most 65535 * 64 (query tiles are the grid's z)";

@@ -29,11 +29,17 @@ AttentionShape shape(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len
   return s;
 }
 
+// The shape with Llama 4's chunked attention: each query sees the keys of its chunk.
+AttentionShape chunked(AttentionShape s, std::int64_t chunk) {
+  s.chunk = chunk;
+  return s;
+}
+
 std::string describe(const AttentionShape& s) {
   return "batch " + std::to_string(s.batch) + " q_len " + std::to_string(s.q_len) + " kv_len " +
          std::to_string(s.kv_len) + " heads " + std::to_string(s.num_q_heads) + "/" + std::to_string(s.num_kv_heads) +
          " head_dim " + std::to_string(s.head_dim) + (s.causal ? " causal" : " non-causal") + " window " +
-         std::to_string(s.window);
+         std::to_string(s.window) + " chunk " + std::to_string(s.chunk);
 }
 
 struct Inputs {
@@ -76,6 +82,8 @@ const AttentionShape kCases[] = {
     shape(1, 1, 300, 2, 1, 72, false),      // a head_dim that is not a multiple of 16
     shape(2, 3, 500, 6, 2, 100, true),      // 9 rows (blocks of 4, 4, 1) and a ragged head_dim
     shape(2, 1, 1337, 12, 3, 64, false),    // whole tiles swept in stride order, a ragged last tile
+    chunked(shape(1, 4, 2500, 8, 2, 128, true), 2498),  // queries on both sides of a chunk boundary
+    chunked(shape(2, 1, 3000, 4, 1, 64, true), 1024),   // MQA, the last chunk's 952 keys
 };
 
 TEST_CASE("decode attention with an fp32 cache matches float64", "[kernels][cpu][decode]") {
@@ -118,6 +126,8 @@ TEST_CASE("decode attention rejects what it cannot run", "[kernels][cpu][decode]
              Catch::Contains("dtype = fp16"));
   CHECK_THAT(decode_attention_unsupported_reason(shape(1, 2, 100, 4, 4, 64, false, 8), DType::bf16),
              Catch::Contains("window = 8"));
+  CHECK_THAT(decode_attention_unsupported_reason(chunked(shape(1, 2, 100, 4, 4, 64, false), 8), DType::bf16),
+             Catch::Contains("chunk = 8"));
   CHECK_THAT(decode_attention_unsupported_reason(shape(1, 1, 100, 4, 3, 64, true), DType::fp32),
              Catch::Contains("num_kv_heads = 3"));
   AttentionShape mla = shape(1, 1, 100, 16, 1, 576, false);

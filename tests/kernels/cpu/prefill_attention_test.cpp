@@ -29,11 +29,18 @@ AttentionShape shape(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len
   return s;
 }
 
+// The shape with Llama 4's chunked attention: each query sees the keys of its chunk.
+AttentionShape chunked(AttentionShape s, std::int64_t chunk) {
+  s.chunk = chunk;
+  return s;
+}
+
 std::string describe(const AttentionShape& s) {
   return "batch " + std::to_string(s.batch) + " q_len " + std::to_string(s.q_len) + " kv_len " +
          std::to_string(s.kv_len) + " heads " + std::to_string(s.num_q_heads) + "/" + std::to_string(s.num_kv_heads) +
          " head_dim " + std::to_string(s.head_dim) + "/" + std::to_string(s.v_head_dim) +
-         (s.causal ? " causal" : " non-causal") + " window " + std::to_string(s.window);
+         (s.causal ? " causal" : " non-causal") + " window " + std::to_string(s.window) + " chunk " +
+         std::to_string(s.chunk);
 }
 
 void check_prefill(const AttentionShape& s, int threads) {
@@ -72,6 +79,9 @@ TEST_CASE("prefill attention matches float64 for every head_dim, grouping and ma
       shape(1, 50, 80, 2, 2, 80, true, 1),             // window of 1: each query sees itself
       shape(1, 65, 65, 4, 2, 96, true, 0, 64),         // v_head_dim != head_dim
       shape(1, 1000, 1000, 2, 2, 80, false),           // long non-causal
+      chunked(shape(1, 1000, 1000, 8, 2, 128, true), 300),  // chunks: query tiles across their boundaries
+      chunked(shape(2, 257, 513, 4, 1, 64, true), 100),     // MQA, batch 2, chunks, a prefix
+      chunked(shape(1, 200, 200, 4, 4, 96, true), 1),       // chunks of 1: each query sees itself
   };
   for (const AttentionShape& s : cases) {
     for (int threads : {1, 2}) {
@@ -92,6 +102,11 @@ TEST_CASE("prefill attention rejects what it cannot run", "[kernels][cpu][prefil
   CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 9, 8, 4, 4, 64, true)), Catch::Contains("q_len = 9"));
   CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 8, 8, 4, 4, 2048, true)), Catch::Contains("head_dim = 2048"));
   CHECK_THAT(prefill_attention_unsupported_reason(shape(0, 8, 8, 4, 4, 64, true)), Catch::Contains("batch = 0"));
+  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, false), 4)),
+             Catch::Contains("chunk = 4: chunked attention needs causal = true"));
+  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true, 2), 4)),
+             Catch::Contains("chunk = 4: cannot be combined with window = 2"));
+  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true), -3)), Catch::Contains("chunk = -3"));
   for (std::int64_t head_dim : {64, 80, 96, 128, 256}) CHECK(prefill_attention_supports(shape(1, 7, 129, 8, 2, head_dim, true)));
 
   PrefillAttentionParams p;

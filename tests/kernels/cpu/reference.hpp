@@ -44,7 +44,7 @@ inline std::vector<double> bf16_as_double(const std::vector<bf16_bits>& v) {
 // Attention in float64. q [batch, q_len, num_q_heads, head_dim], k [batch, kv_len, num_kv_heads,
 // head_dim], v [batch, kv_len, num_kv_heads, v_head_dim] -> [batch, q_len, num_q_heads, v_head_dim].
 // Queries are the last q_len positions; causal queries see keys at or before their position, and
-// with a window only the last `window` of those.
+// with a window only the last `window` of those, with chunks only those of the query's chunk.
 inline std::vector<double> reference_attention(const AttentionShape& s, const std::vector<double>& q,
                                                const std::vector<double>& k, const std::vector<double>& v,
                                                double scale) {
@@ -57,7 +57,9 @@ inline std::vector<double> reference_attention(const AttentionShape& s, const st
       for (std::int64_t h = 0; h < nq; ++h) {
         const std::int64_t pos = s.kv_len - s.q_len + i, hk = h / g;
         const std::int64_t t_end = s.causal ? pos + 1 : s.kv_len;
-        const std::int64_t t_begin = (s.causal && s.window > 0) ? std::max<std::int64_t>(0, pos - s.window + 1) : 0;
+        std::int64_t t_begin = 0;
+        if (s.causal && s.window > 0) t_begin = std::max<std::int64_t>(0, pos - s.window + 1);
+        if (s.causal && s.chunk > 0) t_begin = (pos / s.chunk) * s.chunk;
         const double* qr = &q[((b * s.q_len + i) * nq + h) * d];
         double m = -INFINITY;
         for (std::int64_t t = t_begin; t < t_end; ++t) {

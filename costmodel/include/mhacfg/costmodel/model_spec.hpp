@@ -47,12 +47,25 @@ struct AttentionSpec {
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
 };
 
-// Per-layer structure. window == 0 means full (global) causal attention; otherwise each query attends
-// to at most `window` keys (itself included) and the cache holds at most `window` tokens.
+// Per-layer structure. window == 0 and chunk == 0 mean full (global) causal attention. With a window
+// each query attends to at most `window` keys (itself included); with a chunk (Llama 4's chunked
+// local attention) a query at position p attends to the keys of its chunk, [p - p % chunk, p]. Either
+// way the cache holds at most that many tokens: `window`, or `chunk` (a whole chunk before the next
+// begins). A layer has at most one of them.
 struct LayerSpec {
   std::int64_t window = 0;
+  std::int64_t chunk = 0;
   bool moe = false;
+
+  bool full_attention() const { return window == 0 && chunk == 0; }
+  // The most tokens the layer's cache holds: its window or chunk, else every token.
+  std::int64_t local_span() const { return window > 0 ? window : chunk; }
 };
+
+// Layers that count and cost the same: the same window, chunk and MoE.
+inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
+  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe;
+}
 
 struct FfnSpec {
   FfnKind kind = FfnKind::gated;

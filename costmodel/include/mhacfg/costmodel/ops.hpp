@@ -24,6 +24,9 @@ struct AttentionShape {
   std::int64_t window = 0;  // 0: no sliding window
   std::int64_t kv_lora_rank = 0;
   std::int64_t rope_head_dim = 0;
+  // 0: none. Chunked local attention (Llama 4): a query at position p sees the keys of its own chunk,
+  // [p - p % chunk, p]. At most one of window and chunk is set, and either only with causal.
+  std::int64_t chunk = 0;
 
   bool is_mla() const { return kv_lora_rank > 0; }
   std::int64_t qk_dim() const { return is_mla() ? kv_lora_rank + rope_head_dim : head_dim; }
@@ -31,14 +34,25 @@ struct AttentionShape {
   std::int64_t kv_heads() const { return is_mla() ? 1 : num_kv_heads; }
 };
 
-// Query-key pairs that are computed (unmasked) for one sequence and one head: exact for causal masks
-// and sliding windows (not the half-square convention of FlashAttention's reports).
-std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window);
+// The first key a causal query at position `pos` sees: pos - window + 1 (from 0) with a sliding
+// window, the start of its chunk with chunked attention, else 0. Keys end at the query itself.
+inline std::int64_t first_visible_key(std::int64_t pos, std::int64_t window, std::int64_t chunk) {
+  if (window > 0) return pos >= window ? pos - window + 1 : 0;
+  if (chunk > 0) return pos - pos % chunk;
+  return 0;
+}
+
+// Query-key pairs that are computed (unmasked) for one sequence and one head: exact for causal masks,
+// sliding windows and chunks (not the half-square convention of FlashAttention's reports).
+std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causal, std::int64_t window,
+                             std::int64_t chunk = 0);
+// The same for a shape's q_len, kv_len, mask, window and chunk.
+std::int64_t attention_pairs(const AttentionShape& s);
 
 // Matmul FLOPs (a multiply-add is 2) of the attention core: S = Q K^T and O = P V, per query head.
 std::int64_t attention_flops(const AttentionShape& s);
 
-// KV positions a query block touches: all kv_len, or only the positions inside the window.
+// KV positions a query block touches: all kv_len, or only those inside the window or the chunks.
 std::int64_t attention_kv_tokens_read(const AttentionShape& s);
 
 // Minimum bytes moved: Q and K/V read once (the MLA latent once), O written once.
