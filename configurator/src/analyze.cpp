@@ -71,10 +71,17 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"router_bias", m.moe.router_bias}};
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
   const VisionSpec& v = m.extra.vision;
-  if (v.hidden > 0)
-    j["extra"]["vision"] = {{"hidden_size", v.hidden}, {"intermediate_size", v.intermediate}, {"layers", v.layers},
-                            {"num_channels", v.channels}, {"image_size", v.image_size}, {"patch_size", v.patch_size},
-                            {"pooling_head", v.pooling_head}};
+  if (v.hidden > 0) {
+    nlohmann::json& vj = j["extra"]["vision"];
+    vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
+          {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
+          {"patch_size", v.patch_size}, {"pooling_head", v.pooling_head}};
+    if (v.kind == VisionKind::llama4) {
+      vj["projector_input_dim"] = v.projector_input_dim;
+      vj["projector_output_dim"] = v.projector_output_dim;
+      vj["vision_output_dim"] = v.output_dim;
+    }
+  }
   return j;
 }
 

@@ -173,7 +173,8 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
 }
 
 namespace {
-// A SigLIP vision encoder (transformers' SiglipVisionTransformer) and Gemma 3's projector into d_model.
+// A vision encoder and its projector into d_model: SigLIP's (transformers' SiglipVisionTransformer) with
+// Gemma 3's projector, or Llama 4's (Llama4VisionModel and Llama4MultiModalProjector).
 std::int64_t vision_params(const ModelSpec& m) {
   const VisionSpec& v = m.extra.vision;
   if (v.hidden == 0) return 0;
@@ -184,9 +185,22 @@ std::int64_t vision_params(const ModelSpec& m) {
   const std::int64_t norm = mul(2, h, kParams);                                      // a LayerNorm
   // Per layer: q, k, v, o, two LayerNorms and the MLP.
   const std::int64_t layer = add(add(mul(4, linear, kParams), mul(2, norm, kParams), kParams), mlp, kParams);
-  const std::int64_t patch_conv = add(mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams), h, kParams);
+  const std::int64_t layers = mul(v.layers, layer, kParams);
+  const std::int64_t patch_weights = mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams);
+  if (v.kind == VisionKind::llama4) {
+    // The patch linear (no bias), class_embedding, positional_embedding_vlm (patches + the class token),
+    // layernorm_pre and layernorm_post.
+    const std::int64_t stem = add(add(patch_weights, h, kParams),
+                                  add(mul(add(mul(side, side, kParams), 1, kParams), h, kParams), mul(2, norm, kParams), kParams),
+                                  kParams);
+    // The pixel-shuffle adapter's fc1 (intermediate -> projector_input_dim) and fc2, then linear_1.
+    const std::int64_t adapter = add(mul(f, v.projector_input_dim, kParams),
+                                     mul(v.projector_output_dim, v.projector_output_dim, kParams), kParams);
+    return add(add(stem, layers, kParams), add(adapter, mul(v.output_dim, m.d_model, kParams), kParams), kParams);
+  }
+  const std::int64_t patch_conv = add(patch_weights, h, kParams);
   const std::int64_t positions = mul(mul(side, side, kParams), h, kParams);
-  std::int64_t p = add(add(patch_conv, positions, kParams), add(mul(v.layers, layer, kParams), norm, kParams), kParams);
+  std::int64_t p = add(add(patch_conv, positions, kParams), add(layers, norm, kParams), kParams);
   // The pooling head: a probe, nn.MultiheadAttention (in_proj 3h x h and out_proj, with biases), a
   // LayerNorm and an MLP.
   if (v.pooling_head) p = add(p, add(add(h, mul(4, linear, kParams), kParams), add(norm, mlp, kParams), kParams), kParams);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <sys/stat.h>
@@ -22,10 +23,12 @@ using Parser = std::function<void(const JsonFields&, ModelSpec&)>;
 std::string int_text(std::int64_t v) { return std::to_string(v); }
 
 // Layers whose pattern is given as "layer_types" (newer transformers), if present. Only the families
-// whose Config classes read it call this (Qwen2/Qwen3/Qwen3-MoE, Gemma 2/3, GPT-OSS); Mistral's, Mixtral's and Phi-3's ignore
+// whose Config classes read it call this (Qwen2/Qwen3/Qwen3-MoE, Gemma 2/3, GPT-OSS, Llama 4); Mistral's, Mixtral's and Phi-3's ignore
 // the key and window every layer. A sliding layer without a window (sliding_window null, or Qwen's
-// use_sliding_window false) attends to everything, as in transformers.
-bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
+// use_sliding_window false) attends to everything, as in transformers. Llama 4, the only family given
+// a `chunk`, has "chunked_attention" layers instead of sliding ones: chunks of `chunk` tokens (0: none).
+bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window,
+                       std::optional<std::int64_t> chunk = std::nullopt) {
   if (!f.has("layer_types")) return false;
   const auto& types = f.at("layer_types");
   if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
@@ -35,11 +38,14 @@ bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window) {
     const auto& t = types[i];
     if (t == "full_attention") {
       m.layers[i].window = 0;
-    } else if (t == "sliding_attention") {
+    } else if (t == "sliding_attention" && !chunk) {
       m.layers[i].window = std::max<std::int64_t>(window, 0);  // no window set: full attention, as in transformers
+    } else if (t == "chunked_attention" && chunk) {
+      m.layers[i].chunk = *chunk;
     } else {
       throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(t),
-                       "unknown layer type (expected full_attention or sliding_attention)");
+                       std::string("unknown layer type (expected full_attention or ") +
+                           (chunk ? "chunked_attention)" : "sliding_attention)"));
     }
   }
   return true;
@@ -170,6 +176,21 @@ std::int64_t experts_key(const JsonFields& f, const char* first, const char* sec
   return int_or(f, f.present(first) || !f.present(second) ? first : second, fallback);
 }
 
+// A list of layer indices under `key`, each below the layer count; the layers it names are true.
+std::vector<bool> layer_set(const JsonFields& f, const char* key, const ModelSpec& m) {
+  const auto& list = f.at(key);
+  if (!list.is_array()) throw InputError(f.name(key), json_value_text(list), "must be a list of layer indices");
+  std::vector<bool> in(m.layers.size(), false);
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const std::string field = f.name(key) + "[" + std::to_string(k) + "]";
+    const std::int64_t i = json_to_int(list[k], field, false);
+    if (i >= m.num_layers())
+      throw InputError(field, json_value_text(list[k]), "must be a layer index below " + int_text(m.num_layers()));
+    in[static_cast<std::size_t>(i)] = true;
+  }
+  return in;
+}
+
 // Qwen2-MoE's and Qwen3-MoE's experts: num_experts (or v5's num_local_experts) of
 // moe_intermediate_size, top num_experts_per_tok, a router without bias; layer i is sparse unless it
 // is in mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step.
@@ -178,18 +199,8 @@ void qwen_moe_layers(const JsonFields& f, ModelSpec& m, std::int64_t experts, st
   m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", width);
   m.moe.top_k = int_or(f, "num_experts_per_tok", top_k);
   const std::int64_t step = int_or(f, "decoder_sparse_step", 1);
-  std::vector<bool> dense_only(m.layers.size(), false);
-  if (f.has("mlp_only_layers")) {
-    const auto& list = f.at("mlp_only_layers");
-    if (!list.is_array()) throw InputError(f.name("mlp_only_layers"), json_value_text(list), "must be a list of layer indices");
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      const std::string field = f.name("mlp_only_layers") + "[" + std::to_string(k) + "]";
-      const std::int64_t i = json_to_int(list[k], field, false);
-      if (i >= m.num_layers())
-        throw InputError(field, json_value_text(list[k]), "must be a layer index below " + int_text(m.num_layers()));
-      dense_only[static_cast<std::size_t>(i)] = true;
-    }
-  }
+  const std::vector<bool> dense_only =
+      f.has("mlp_only_layers") ? layer_set(f, "mlp_only_layers", m) : std::vector<bool>(m.layers.size(), false);
   for (std::size_t i = 0; i < m.layers.size(); ++i)
     m.layers[i].moe = !dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0;
 }
@@ -417,6 +428,72 @@ void parse_glm4_moe(const JsonFields& f, ModelSpec& m) {
   m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
+// Llama4TextConfig: 40 heads of 128 (hidden_size / heads only when head_dim is null), 8 KV heads,
+// biases on q/k/v/o with attention_bias, untied; its q/k norm is an L2 norm without weights. Layers
+// in moe_layers (default every interleave_moe_layer_step-th) are sparse: num_local_experts gated
+// experts of intermediate_size, top num_experts_per_tok, a router without bias and one shared expert
+// of intermediate_size; dense layers use intermediate_size_mlp. RoPE layers attend in chunks of
+// attention_chunk_size (null: everything); every no_rope_layer_interval-th layer (or those
+// no_rope_layers marks 0, or layer_types' full_attention ones) uses no RoPE and attends to everything.
+void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 128, false, 8};
+  d.hidden = 5120, d.layers = 48, d.heads = 40, d.ffn = 8192, d.vocab = 202048;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.moe.num_routed_experts = int_or(f, "num_local_experts", 16);
+  m.moe.num_shared_experts = 1;
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 1);
+  m.ffn.ffn_dim = int_or(f, "intermediate_size_mlp", 16384);
+  if (f.has("moe_layers")) {  // a list, even an empty one, replaces the interleave
+    const std::vector<bool> sparse = layer_set(f, "moe_layers", m);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = sparse[i];
+  } else {
+    const std::int64_t step = int_or(f, "interleave_moe_layer_step", 1);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = static_cast<std::int64_t>(i + 1) % step == 0;
+  }
+  const std::int64_t chunk = window_key(f, "attention_chunk_size", 8192);
+  if (apply_layer_types(f, m, 0, chunk)) return;
+  const auto* rope = f.has("no_rope_layers") ? &f.at("no_rope_layers") : nullptr;
+  if (rope && !rope->is_array())
+    throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must be a list of 0 or 1 per layer");
+  if (rope && !rope->empty()) {  // an empty list takes the interval, as in transformers
+    if (static_cast<std::int64_t>(rope->size()) != m.num_layers())
+      throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must list 0 or 1 for each of " +
+                                                                             int_text(m.num_layers()) + " layers");
+    for (std::size_t i = 0; i < rope->size(); ++i) {
+      const std::string field = f.name("no_rope_layers") + "[" + std::to_string(i) + "]";
+      const std::int64_t uses_rope = json_to_int((*rope)[i], field, false);
+      if (uses_rope > 1) throw InputError(field, json_value_text((*rope)[i]), "must be 0 (no RoPE) or 1 (RoPE)");
+      m.layers[i].chunk = uses_rope == 1 ? chunk : 0;
+    }
+    return;
+  }
+  const std::int64_t interval = int_or(f, "no_rope_layer_interval", 4);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    m.layers[i].chunk = static_cast<std::int64_t>(i + 1) % interval != 0 ? chunk : 0;
+}
+
+// Llama4Config (multimodal): text_config's language model (Llama4TextConfig defaults for what it
+// leaves out) and vision_config's encoder, adapter and projector (Llama4VisionConfig defaults),
+// reported beside the total.
+void parse_llama4(const JsonFields& f, ModelSpec& m) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  parse_llama4_text(JsonFields(f.has("text_config") ? f.at("text_config") : empty, f.name("text_config")), m);
+  const JsonFields v(f.has("vision_config") ? f.at("vision_config") : empty, f.name("vision_config"));
+  VisionSpec& vs = m.extra.vision;
+  vs.kind = VisionKind::llama4;
+  vs.hidden = int_or(v, "hidden_size", 768);
+  vs.intermediate = int_or(v, "intermediate_size", 5632);
+  vs.layers = int_or(v, "num_hidden_layers", 34);
+  vs.channels = int_or(v, "num_channels", 3);
+  vs.image_size = int_or(v, "image_size", 448);
+  vs.patch_size = int_or(v, "patch_size", 14);
+  vs.projector_input_dim = int_or(v, "projector_input_dim", 4096);
+  vs.projector_output_dim = int_or(v, "projector_output_dim", 4096);
+  vs.output_dim = int_or(v, "vision_output_dim", 7680);
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -442,6 +519,8 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       // Kimi K2 ships DeepSeek-V3's modelling code (architectures DeepseekV3ForCausalLM) and config keys.
       {"kimi_k2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
       {"glm4_moe", parse_glm4_moe},
+      {"llama4_text", parse_llama4_text},
+      {"llama4", parse_llama4},
   };
   return table;
 }

@@ -18,6 +18,7 @@ std::string_view to_string(AttentionVariant v) {
 
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
 std::string_view to_string(NormKind k) { return k == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+std::string_view to_string(VisionKind k) { return k == VisionKind::siglip ? "siglip" : "llama4"; }
 
 AttentionVariant parse_variant(std::string_view name, const std::string& field) {
   for (auto v : {AttentionVariant::mha, AttentionVariant::gqa, AttentionVariant::mqa, AttentionVariant::mla})
@@ -128,6 +129,11 @@ void validate(const ModelSpec& m) {
     require_positive(v.channels, "vision_config.num_channels");
     require_positive(v.image_size, "vision_config.image_size");
     require_positive(v.patch_size, "vision_config.patch_size");
+    if (v.kind == VisionKind::llama4) {
+      require_positive(v.projector_input_dim, "vision_config.projector_input_dim");
+      require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
+      require_positive(v.output_dim, "vision_config.vision_output_dim");
+    }
     if (v.patch_size > v.image_size)
       throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
                        "must not exceed image_size = " + std::to_string(v.image_size));

@@ -479,6 +479,108 @@ TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_confi
   CHECK(count_kv_cache(k, w).bytes_per_token == 576 * 61 * 2);  // the same latent as DeepSeek-V3
 }
 
+TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a shared one, the vision encoder beside the total", "[hf_config][kv]") {
+  struct Case {
+    const char* file;
+    std::int64_t checkpoint;  // the Hub's total (PUBLISHED.md)
+    std::int64_t text;        // the language model alone (third-party splits, PUBLISHED.md)
+    std::int64_t experts;
+    std::size_t moe_step;     // interleave_moe_layer_step
+  };
+  const std::int64_t h = 5120, expert = 3 * h * 8192, dense = 3 * h * 16384;
+  for (const Case c : {Case{"llama-4-scout-17b-16e-instruct", 108'641'793'536, 107'769'861'120, 16, 1},
+                       Case{"llama-4-maverick-17b-128e-instruct", 401'583'781'376, 400'711'848'960, 128, 2}}) {
+    INFO(c.file);
+    const ModelSpec m = fixture(c.file);
+    const ParamCounts p = count_params(m);
+    CHECK(p.total == c.text);
+    CHECK(p.total + p.vision == c.checkpoint);
+    CHECK(p.vision == 871'932'416);
+    CHECK(m.family == "llama4");
+    CHECK(m.extra.vision.kind == VisionKind::llama4);
+    CHECK_FALSE(m.attention.qk_norm);  // Llama4TextL2Norm has no weights
+    CHECK(m.attention.head_dim == 128);
+    CHECK(m.moe.num_routed_experts == c.experts);
+    CHECK(shared_ffn_width(m.moe) == 8192);  // the shared expert is intermediate_size wide
+    CHECK(m.ffn.ffn_dim == 16384);           // dense layers: intermediate_size_mlp
+    std::int64_t sparse = 0;
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      CHECK(m.layers[i].chunk == ((i + 1) % 4 != 0 ? 8192 : 0));  // NoPE every fourth layer, global
+      CHECK(m.layers[i].window == 0);
+      CHECK(m.layers[i].moe == ((i + 1) % c.moe_step == 0));
+      sparse += m.layers[i].moe;
+    }
+    // Active: the embedding, the head, attention and norms everywhere, one routed and the shared
+    // expert (and the router) on sparse layers, the dense FFN elsewhere: "17B active".
+    const std::int64_t attention_and_norms = 48 * (p.attention_per_layer + 2 * h) + h;
+    CHECK(p.active == p.embedding + p.lm_head + attention_and_norms + sparse * (2 * expert + h * c.experts) +
+                          (48 - sparse) * dense);
+    CHECK(std::llround(double(p.active) / 1e9) == 17);
+    // At a 131072-token context the 36 chunked layers hold 8192 tokens each.
+    Workload w;
+    w.context = 131072;
+    const KvCacheCounts kv = count_kv_cache(m, w);
+    CHECK(kv.layer_tokens == 36 * 8192 + 12 * 131072);
+    CHECK(kv.bytes_per_token_beyond_window == 12 * 8 * 256 * 2);
+  }
+  // The text model alone (Llama4ForCausalLM) has no vision part.
+  const nlohmann::json scout = nlohmann::json::parse(
+      read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-4-scout-17b-16e-instruct.json", "fixture"));
+  const ModelSpec text = spec_from_hf_config(scout["text_config"], "text");
+  CHECK(text.family == "llama4_text");
+  CHECK(count_params(text).total == 107'769'861'120);
+  CHECK(count_params(text).vision == 0);
+  // The layer pattern spelled out: no_rope_layers (1: RoPE, chunked), layer_types, or moe_layers.
+  const ModelSpec rope_listed = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["no_rope_layers"] = std::vector<int>(48, 1);
+    j["text_config"]["no_rope_layers"][0] = 0;
+  });
+  for (std::size_t i = 0; i < 48; ++i) CHECK(rope_listed.layers[i].chunk == (i == 0 ? 0 : 8192));
+  const ModelSpec empty_rope = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["no_rope_layers"] = nlohmann::json::array();  // empty: the interval, as in transformers
+  });
+  CHECK(empty_rope.layers[3].chunk == 0);
+  CHECK(empty_rope.layers[4].chunk == 8192);
+  const ModelSpec typed = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["layer_types"] = std::vector<std::string>(48, "full_attention");
+    j["text_config"]["layer_types"][5] = "chunked_attention";
+  });
+  for (std::size_t i = 0; i < 48; ++i) CHECK(typed.layers[i].chunk == (i == 5 ? 8192 : 0));
+  const ModelSpec unchunked = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["attention_chunk_size"] = nullptr;
+  });
+  for (const auto& l : unchunked.layers) CHECK(l.full_attention());
+  const ModelSpec dense_only = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["moe_layers"] = nlohmann::json::array();  // a list, even empty, replaces the interleave
+  });
+  for (const auto& l : dense_only.layers) CHECK_FALSE(l.moe);
+  CHECK(count_params(dense_only).total == 107'769'861'120 - 48 * (16 * expert + h * 16 + expert - dense));
+  const auto refused = [](const std::function<void(nlohmann::json&)>& edit) {
+    return [edit] { edited("llama-4-scout-17b-16e-instruct", edit); };
+  };
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["text_config"]["no_rope_layers"] = {1, 0}; })(),
+                    Catch::Contains("text_config: no_rope_layers = [1,0]: must list 0 or 1 for each of 48 layers"));
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) {
+                      j["text_config"]["no_rope_layers"] = std::vector<int>(48, 1);
+                      j["text_config"]["no_rope_layers"][7] = 2;
+                    })(),
+                    Catch::Contains("text_config: no_rope_layers[7] = 2: must be 0 (no RoPE) or 1 (RoPE)"));
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) {
+                      j["text_config"]["layer_types"] = std::vector<std::string>(48, "sliding_attention");
+                    })(),
+                    Catch::Contains("text_config: layer_types[0] = \"sliding_attention\": unknown layer type "
+                                    "(expected full_attention or chunked_attention)"));
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["text_config"]["moe_layers"] = {3, 48}; })(),
+                    Catch::Contains("text_config: moe_layers[1] = 48: must be a layer index below 48"));
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["vision_config"]["projector_input_dim"] = 0; })(),
+                    Catch::Contains("vision_config: projector_input_dim = 0: must be positive"));
+  // Other families do not know chunked layers.
+  CHECK_THROWS_WITH(edited("gemma-2-2b", [](nlohmann::json& j) {
+                      j["layer_types"] = std::vector<std::string>(26, "chunked_attention");
+                    }),
+                    Catch::Contains("(expected full_attention or sliding_attention)"));
+}
+
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("mhacfg-Llama-3-8B-" + std::to_string(::getpid()));

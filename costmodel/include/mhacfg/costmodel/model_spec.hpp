@@ -93,18 +93,30 @@ struct NormSpec {
   bool final_norm = true;
 };
 
-// A SigLIP vision encoder and the projector into the language model (Gemma 3's multimodal
-// checkpoints): a patch convolution, learned positions, pre-norm ViT layers (LayerNorms, q/k/v/o and
-// a two-layer MLP, all with biases), a final LayerNorm, optionally SigLIP's attention-pooling head;
-// then an RMSNorm over the image embedding and a hidden x d_model projection.
+// A multimodal checkpoint's vision encoder and its projector into the language model. Both kinds are
+// pre-norm ViT layers (two LayerNorms, q/k/v/o and a two-layer MLP, all with biases) over patches.
+// - siglip (Gemma 3): a patch convolution with a bias, learned positions, a final LayerNorm,
+//   optionally SigLIP's attention-pooling head; then an RMSNorm over the image embedding and a
+//   hidden x d_model projection.
+// - llama4 (Llama 4): a patch linear without a bias, a class embedding, learned positions for the
+//   patches and the class token, LayerNorms before and after the layers; the pixel-shuffle adapter
+//   (intermediate -> projector_input_dim -> projector_output_dim, no biases); then an output_dim x
+//   d_model projection without a bias.
+enum class VisionKind { siglip, llama4 };
+std::string_view to_string(VisionKind k);
+
 struct VisionSpec {
+  VisionKind kind = VisionKind::siglip;
   std::int64_t hidden = 0;  // 0: no vision encoder
   std::int64_t intermediate = 0;
   std::int64_t layers = 0;
   std::int64_t channels = 0;
   std::int64_t image_size = 0;
   std::int64_t patch_size = 0;
-  bool pooling_head = false;
+  bool pooling_head = false;  // siglip
+  std::int64_t projector_input_dim = 0;   // llama4
+  std::int64_t projector_output_dim = 0;  // llama4
+  std::int64_t output_dim = 0;            // llama4: the projector's input width
 };
 
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
