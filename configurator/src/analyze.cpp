@@ -21,6 +21,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                          {"v_bias", a.v_bias},
                          {"o_bias", a.o_bias},
                          {"qk_norm", a.qk_norm},
+                         {"qk_norm_full_width", a.qk_norm && a.qk_norm_full_width},
                          {"sinks", a.sinks}};
   if (a.variant == AttentionVariant::mla)
     attn["mla"] = {{"q_lora_rank", a.mla.q_lora_rank == 0 ? nlohmann::json(nullptr) : nlohmann::json(a.mla.q_lora_rank)},

@@ -332,7 +332,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           const AttentionVariant v = variant_for_heads(nq, nkv);
           ModelSpec m = base;
           m.attention = AttentionSpec{v, nq, nkv, hd, hd, flags.q_bias, flags.k_bias, flags.v_bias,
-                                      flags.o_bias, flags.qk_norm, flags.sinks, {}};
+                                      flags.o_bias, flags.qk_norm, flags.sinks, {}, flags.qk_norm_full_width};
           out.push_back(std::move(m));
         }
       }

@@ -165,7 +165,10 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
     if (a.q_bias) p = add(p, a.num_q_heads * a.head_dim, kParams);
     if (a.k_bias) p = add(p, a.num_kv_heads * a.head_dim, kParams);
     if (a.v_bias) p = add(p, a.num_kv_heads * a.v_head_dim, kParams);
-    if (a.qk_norm) p = add(p, 2 * a.head_dim, kParams);  // q_norm and k_norm weights, shared by heads
+    if (a.qk_norm && a.qk_norm_full_width)  // q_norm and k_norm over all heads' widths
+      p = add(p, mul(a.num_q_heads + a.num_kv_heads, a.head_dim, kParams), kParams);
+    else if (a.qk_norm)
+      p = add(p, 2 * a.head_dim, kParams);  // q_norm and k_norm weights, shared by heads
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head

@@ -494,6 +494,65 @@ void parse_llama4(const JsonFields& f, ModelSpec& m) {
   vs.output_dim = int_or(v, "vision_output_dim", 7680);
 }
 
+// Olmo2Config: Llama's layout with q/k norms over every head's width (q_norm num_heads x head_dim,
+// k_norm num_key_value_heads x head_dim) and its two RMSNorms after, not before, attention and the
+// FFN (the same count); biases with attention_bias; untied; head_dim is hidden_size / heads.
+void parse_olmo2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 11008, d.vocab = 50304;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+}
+
+// OlmoeConfig: OLMo 2's full-width q/k norms with Llama's pre-norms; every layer sparse:
+// num_experts (or num_local_experts) gated experts of intermediate_size, top num_experts_per_tok, a
+// router without bias, no shared expert; untied. clip_qkv clamps and adds nothing.
+void parse_olmoe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 2048, d.layers = 16, d.heads = 16, d.ffn = 2048, d.vocab = 50304;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", 64);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  for (auto& l : m.layers) l.moe = true;
+}
+
+// GPTNeoXConfig (Pythia, GPT-NeoX-20B): MHA through a fused query_key_value, biases on it and on the
+// output with attention_bias (default true, which the released files leave out), a plain MLP of
+// intermediate_size with biases, two LayerNorms per layer and a final one, untied embed_in/embed_out.
+// Rotary and parallel-residual settings add nothing.
+void parse_gpt_neox(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 6144, d.layers = 44, d.heads = 64, d.ffn = 24576, d.vocab = 50432;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.num_kv_heads = a.num_q_heads;  // no num_key_value_heads or head_dim in this family
+  if (m.d_model % a.num_q_heads != 0)
+    throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads), "must divide hidden_size = " + int_text(m.d_model));
+  a.head_dim = a.v_head_dim = m.d_model / a.num_q_heads;
+  attention_bias(f, m, true);
+  m.ffn = FfnSpec{FfnKind::plain, m.ffn.ffn_dim, true};
+  m.norm = NormSpec{NormKind::layernorm, 2, true};
+}
+
+// Starcoder2Config: GQA (2 KV heads by default), biases on q/k/v/o and on a plain c_fc/c_proj MLP
+// with use_bias, LayerNorms with biases, tied unless the file says otherwise; sliding_window on every
+// layer (none by default).
+void parse_starcoder2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 2};
+  d.hidden = 3072, d.layers = 30, d.heads = 24, d.ffn = 12288, d.vocab = 49152;
+  parse_llama_like(f, m, d);
+  const bool bias = f.optional_bool("use_bias", true);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = bias;
+  m.ffn = FfnSpec{FfnKind::plain, m.ffn.ffn_dim, bias};
+  m.norm = NormSpec{NormKind::layernorm, 2, true};
+  set_all_windows(m, window_key(f, "sliding_window", 0));
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -521,6 +580,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"glm4_moe", parse_glm4_moe},
       {"llama4_text", parse_llama4_text},
       {"llama4", parse_llama4},
+      {"olmo2", parse_olmo2},
+      {"olmoe", parse_olmoe},
+      {"gpt_neox", parse_gpt_neox},
+      {"starcoder2", parse_starcoder2},
   };
   return table;
 }

@@ -60,6 +60,12 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"glm-4.5-air", 106'852'245'504},  // what transformers builds; the checkpoint adds MTP (below)
       {"glm-4.5", 352'797'814'784},
       {"kimi-k2-instruct", 1'026'408'232'448},
+      {"olmo-2-1124-7b", 7'298'617'344},
+      {"olmo-2-0325-32b", 32'234'279'936},
+      {"olmoe-1b-7b-0924", 6'919'161'856},
+      {"pythia-160m", 162'322'944},  // the Hub's total adds causal-mask and rotary buffers
+      {"gpt-neox-20b", 20'554'567'680},
+      {"starcoder2-15b", 15'957'889'024},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -579,6 +585,61 @@ TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a 
                       j["layer_types"] = std::vector<std::string>(26, "chunked_attention");
                     }),
                     Catch::Contains("(expected full_attention or sliding_attention)"));
+}
+
+TEST_CASE("olmo2 and olmoe: q/k norms over every head's width", "[hf_config]") {
+  const ModelSpec o7 = fixture("olmo-2-1124-7b");
+  CHECK(o7.attention.qk_norm);
+  CHECK(o7.attention.qk_norm_full_width);
+  CHECK_FALSE(o7.tie_embeddings);
+  // MHA 32 x 128: q, k, v, o and the two norms of 32 x 128 weights each.
+  CHECK(count_params(o7).attention_per_layer == 4LL * 4096 * 4096 + 2 * 4096);
+  const ModelSpec o32 = fixture("olmo-2-0325-32b");  // GQA 40/8: k_norm is 8 x 128 wide
+  CHECK(count_params(o32).attention_per_layer == 2LL * 5120 * 5120 + 2LL * 5120 * 1024 + 5120 + 1024);
+  const ModelSpec moe = fixture("olmoe-1b-7b-0924");
+  CHECK(moe.attention.qk_norm_full_width);
+  CHECK(moe.moe.num_routed_experts == 64);
+  CHECK(moe.moe.top_k == 8);
+  CHECK(moe.moe.num_shared_experts == 0);
+  CHECK_FALSE(moe.moe.router_bias);
+  for (const auto& l : moe.layers) CHECK(l.moe);
+  const ParamCounts p = count_params(moe);
+  CHECK(p.total - p.active == 16LL * (64 - 8) * 3 * 2048 * 1024);
+  CHECK(std::llround(double(p.active) / 1e8) == 13);  // "1.3B active"
+}
+
+TEST_CASE("gpt_neox: fused biased attention, a plain biased MLP, LayerNorms, untied", "[hf_config]") {
+  const ModelSpec p160 = fixture("pythia-160m");
+  const AttentionSpec& a = p160.attention;
+  CHECK(a.variant == AttentionVariant::mha);
+  CHECK(a.head_dim == 64);
+  CHECK((a.q_bias && a.k_bias && a.v_bias && a.o_bias));  // attention_bias: the class default, true
+  CHECK(p160.ffn.kind == FfnKind::plain);
+  CHECK(p160.ffn.bias);
+  CHECK(p160.norm.kind == NormKind::layernorm);
+  const ParamCounts p = count_params(p160);
+  CHECK(p.total - p.embedding - p.lm_head == 85'056'000);  // the Pythia table's non-embedding column
+  const ModelSpec unbiased = edited("pythia-160m", [](nlohmann::json& j) { j["attention_bias"] = false; });
+  CHECK(p.total - count_params(unbiased).total == 12 * (3 * 768 + 768));
+  CHECK_THROWS_WITH(edited("pythia-160m", [](nlohmann::json& j) { j["num_attention_heads"] = 7; }),
+                    Catch::Contains("num_attention_heads = 7: must divide hidden_size = 768"));
+}
+
+TEST_CASE("starcoder2: tied unless the file says not, biases with use_bias, a window on every layer", "[hf_config][kv]") {
+  const ModelSpec s3 = fixture("starcoder2-3b");
+  CHECK(s3.tie_embeddings);  // no tie_word_embeddings key: Starcoder2Config's true
+  CHECK(count_params(s3).total == 3'030'371'328);  // "3.03B"; 4 bytes each: the 12.1 GB float32 file
+  CHECK(s3.attention.num_kv_heads == 2);
+  for (const auto& l : s3.layers) CHECK(l.window == 4096);
+  Workload w;
+  w.context = 16384;
+  CHECK(count_kv_cache(s3, w).layer_tokens == 30 * 4096);
+  CHECK_FALSE(fixture("starcoder2-15b").tie_embeddings);
+  const ModelSpec plain = edited("starcoder2-3b", [](nlohmann::json& j) { j["use_bias"] = false; });
+  CHECK_FALSE(plain.ffn.bias);
+  CHECK_FALSE(plain.attention.q_bias);
+  // q, k, v, o and the MLP's biases go; the LayerNorms keep theirs.
+  CHECK(count_params(s3).total - count_params(plain).total == 30LL * (3072 + 2 * 256 + 3072 + 12288 + 3072));
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

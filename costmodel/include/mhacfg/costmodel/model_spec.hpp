@@ -43,6 +43,9 @@ struct AttentionSpec {
   bool qk_norm = false;  // per-head RMSNorm of q and k (head_dim weights each), as in Qwen3
   bool sinks = false;    // a learned logit per query head in the softmax's denominator (GPT-OSS)
   MlaSpec mla;
+  // With qk_norm: the norms span every head's width (num_q_heads * head_dim and num_kv_heads *
+  // head_dim weights), as OLMo 2's and OLMoE's do, instead of one head_dim shared by the heads.
+  bool qk_norm_full_width = false;
 
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
 };
