@@ -1,5 +1,6 @@
 #include "mhacfg/configurator/analyze.hpp"
 
+#include <map>
 #include <set>
 
 #include "mhacfg/costmodel/io.hpp"
@@ -86,6 +87,24 @@ nlohmann::json model_json(const ModelSpec& m) {
   return j;
 }
 
+std::string layer_pattern_text(const ModelSpec& m) {
+  std::map<std::int64_t, std::int64_t> windows, chunks;
+  std::int64_t global = 0;
+  for (const auto& l : m.layers) {
+    if (l.window > 0) ++windows[l.window];
+    else if (l.chunk > 0) ++chunks[l.chunk];
+    else ++global;
+  }
+  const std::string count = std::to_string(m.num_layers()) + " layers";
+  if (windows.empty() && chunks.empty()) return count;
+  std::string parts;
+  auto part = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
+  for (const auto& [w, n] : windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
+  for (const auto& [c, n] : chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
+  if (global > 0) part(std::to_string(global) + " global");
+  return count + " (" + parts + ")";
+}
+
 nlohmann::json workload_json(const Workload& w) {
   return {{"batch", w.batch},
           {"prompt_len", w.prompt_len},
@@ -158,7 +177,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     attn += ", kv_lora_rank " + std::to_string(a.mla.kv_lora_rank) + " + rope " + std::to_string(a.mla.rope_head_dim) +
             (a.mla.q_lora_rank ? ", q_lora_rank " + std::to_string(a.mla.q_lora_rank) : "");
   r.heading = m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " +
-              std::to_string(m.num_layers()) + " layers, " + attn + "; batch " + std::to_string(w.batch) +
+              layer_pattern_text(m) + ", " + attn + "; batch " + std::to_string(w.batch) +
               ", prompt " + std::to_string(w.prompt_len) + ", context " + std::to_string(w.context) + ", KV " +
               std::string(to_string(w.kv_dtype)) + ", weights " + std::string(to_string(w.weight_dtype)) +
               (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");

@@ -112,6 +112,8 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) +
            " x " + std::to_string(a.head_dim);
   });
+  row("layers", [](const Column&) { return std::nan(""); },
+      [&](const Column& c) { return layer_pattern_text(models[&c - &cols[0]]); });
   row("params total", [](const Column& c) { return double(c.counts.params.total); },
       [](const Column& c) { return fmt_count(double(c.counts.params.total)); });
   row("params active", [](const Column& c) { return double(c.counts.params.active); },

@@ -191,3 +191,28 @@ TEST_CASE("compare shows the modules outside the total when a model has them", "
   const CliResult without = run({"compare", "llama-3-8b", "mistral-7b"});
   CHECK(without.out.find("params extra") == std::string::npos);
 }
+
+TEST_CASE("compare and analyze say which layers are local: windows, chunks, global", "[cli]") {
+  const std::string hf = std::string(MHACFG_FIXTURES_DIR) + "/hf/";
+  const CliResult r = run({"compare", hf + "llama-4-scout-17b-16e-instruct.json", hf + "gemma-2-2b.json", "llama-3-8b",
+                           "--context", "131072"});
+  REQUIRE(r.code == 0);
+  std::string layers, kv;
+  std::istringstream lines(r.out);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("  layers", 0) == 0) layers = l;
+    if (l.rfind("  KV at context", 0) == 0) kv = l;
+  }
+  CHECK(layers.find("48 layers (36 in 8192-token chunks, 12 global)") != std::string::npos);
+  CHECK(layers.find("26 layers (13 with 4096-token windows, 13 global)") != std::string::npos);
+  CHECK(layers.find("  32 layers") != std::string::npos);
+  CHECK(layers.find('%') == std::string::npos);  // no delta between patterns
+  // Scout's cache at 131072 tokens: 36 layers x 8192 + 12 x 131072 tokens of 4 KiB: 7.12 GiB.
+  CHECK(kv.find("7.12 GiB") != std::string::npos);
+  const CliResult a = run({"analyze", "--hf-config", hf + "llama-4-scout-17b-16e-instruct.json", "--format", "json"});
+  REQUIRE(a.code == 0);
+  const auto pattern = nlohmann::json::parse(a.out)["model"]["layer_pattern"];
+  CHECK(pattern["chunked_attention_layers"] == 36);
+  CHECK(pattern["chunks"] == nlohmann::json::array({8192}));
+  CHECK(pattern["full_attention_layers"] == 12);
+}

@@ -18,6 +18,8 @@ inline constexpr const char* kSchemaVersion = "1.0";
 nlohmann::json model_json(const ModelSpec& m);
 nlohmann::json workload_json(const Workload& w);
 nlohmann::json counts_json(const ModelCounts& c);
+// "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
+std::string layer_pattern_text(const ModelSpec& m);
 
 Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile);
 
