@@ -131,7 +131,9 @@ void add_model_options(po::options_description& d) {
       ("ffn", po::value<std::string>(), "gated or plain")
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000 for flag-only models)")
       ("tie-embeddings", po::value<std::string>()->implicit_value("true"), "tie the LM head to the embedding")
-      ("sliding-window", po::value<std::string>(), "window W on every layer (0: none)");
+      ("sliding-window", po::value<std::string>(), "window W on every layer (0: none)")
+      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every layer (0: none)")
+      ("global-every", po::value<std::string>(), "every N-th layer attends to everything (Gemma 3: 6, Llama 4: 4)");
 }
 
 ModelFlags read_model_flags(const ParsedArgs& a) {
@@ -150,6 +152,8 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
   f.ffn_dim = a.opt_int("ffn-dim");
   f.vocab = a.opt_int("vocab");
   f.sliding_window = a.opt_int("sliding-window", false);
+  f.attention_chunk = a.opt_int("attention-chunk", false);
+  f.global_every = a.opt_int("global-every");
   f.variant = a.opt_str("variant");
   f.ffn = a.opt_str("ffn");
   if (a.has("tie-embeddings")) f.tie_embeddings = parse_bool("--tie-embeddings", a.str("tie-embeddings"));

@@ -1,5 +1,7 @@
 #include "mhacfg/configurator/model_input.hpp"
 
+#include <algorithm>
+
 #include "mhacfg/configurator/presets.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
@@ -113,7 +115,7 @@ ModelSpec resolve_model(const ModelFlags& f) {
                                      : custom_base(f);
   if (!custom && (f.d_model || f.layers || f.heads || f.kv_heads || f.head_dim || f.v_head_dim || f.variant ||
                   f.kv_lora_rank || f.q_lora_rank || f.rope_head_dim || f.ffn_dim || f.ffn || f.vocab ||
-                  f.sliding_window || f.tie_embeddings))
+                  f.sliding_window || f.attention_chunk || f.global_every || f.tie_embeddings))
     m.name += " (modified)";
   if (f.d_model) m.d_model = *f.d_model;
   if (f.layers)
@@ -125,8 +127,19 @@ ModelSpec resolve_model(const ModelFlags& f) {
   else if (custom || f.d_model || f.ffn) m.ffn.ffn_dim = default_ffn_dim(m.d_model, m.ffn.kind);
   if (f.vocab) m.vocab_size = *f.vocab;
   if (f.tie_embeddings) m.tie_embeddings = *f.tie_embeddings;
+  if (f.sliding_window && f.attention_chunk)
+    throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
   if (f.sliding_window)
     for (auto& l : m.layers) l = {*f.sliding_window, 0, l.moe};  // replaces chunks too
+  if (f.attention_chunk)
+    for (auto& l : m.layers) l = {0, *f.attention_chunk, l.moe};  // replaces windows too
+  if (f.global_every && std::all_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.full_attention(); }))
+    throw InputError("--global-every", std::to_string(*f.global_every),
+                     "no layer is local to make global (add --sliding-window or --attention-chunk)");
+  if (f.global_every)
+    for (std::size_t i = static_cast<std::size_t>(*f.global_every) - 1; i < m.layers.size();
+         i += static_cast<std::size_t>(*f.global_every))
+      m.layers[i] = {0, 0, m.layers[i].moe};
   validate(m);
   return m;
 }

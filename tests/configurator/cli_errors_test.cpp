@@ -216,3 +216,47 @@ TEST_CASE("compare and analyze say which layers are local: windows, chunks, glob
   CHECK(pattern["chunks"] == nlohmann::json::array({8192}));
   CHECK(pattern["full_attention_layers"] == 12);
 }
+
+TEST_CASE("flags --attention-chunk and --global-every make a model's layers local in chunks or windows, every N-th global", "[cli]") {
+  auto pattern = [](const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"analyze", "--model", "llama-3-8b", "--context", "65536", "--format", "json"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CliResult r = run(all);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["model"]["layer_pattern"];
+  };
+  auto layer_tokens = [](const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"analyze", "--model", "llama-3-8b", "--context", "65536", "--format", "json"};
+    all.insert(all.end(), args.begin(), args.end());
+    return nlohmann::json::parse(run(all).out)["kv_cache"]["layer_tokens"].get<std::int64_t>();
+  };
+  // Llama 4's pattern on Llama-3-8B: layers 4, 8, ..., 32 global.
+  auto p = pattern({"--attention-chunk", "8192", "--global-every", "4"});
+  CHECK(p["chunked_attention_layers"] == 24);
+  CHECK(p["full_attention_layers"] == 8);
+  CHECK(layer_tokens({"--attention-chunk", "8192", "--global-every", "4"}) == 24 * 8192 + 8 * 65536);
+  // Gemma 3's on it: five sliding layers to one global, 32 layers: 27 + 5.
+  p = pattern({"--sliding-window", "1024", "--global-every", "6"});
+  CHECK(p["sliding_window_layers"] == 27);
+  CHECK(p["windows"] == nlohmann::json::array({1024}));
+  CHECK(layer_tokens({"--sliding-window", "1024", "--global-every", "6"}) == 27 * 1024 + 5 * 65536);
+  // Chunks replace a model's windows (and windows its chunks).
+  const std::string hf = std::string(MHACFG_FIXTURES_DIR) + "/hf/";
+  const CliResult g = run({"analyze", "--hf-config", hf + "gemma-2-2b.json", "--attention-chunk", "2048", "--format", "json"});
+  REQUIRE(g.code == 0);
+  CHECK(nlohmann::json::parse(g.out)["model"]["layer_pattern"]["chunked_attention_layers"] == 26);
+  // The same flags as compare's key=value models.
+  const CliResult c = run({"compare", "llama-3-8b", "model=llama-3-8b,attention-chunk=8192,global-every=4"});
+  REQUIRE(c.code == 0);
+  CHECK(c.out.find("32 layers (24 in 8192-token chunks, 8 global)") != std::string::npos);
+  CliResult bad = run({"analyze", "--model", "llama-3-8b", "--global-every", "4"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err == "mhacfg: error: --global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)\n");
+  bad = run({"analyze", "--model", "llama-3-8b", "--attention-chunk", "8", "--sliding-window", "4"});
+  CHECK(bad.err == "mhacfg: error: --attention-chunk = 8: cannot be combined with --sliding-window\n");
+  bad = run({"analyze", "--model", "llama-3-8b", "--attention-chunk", "-8"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--attention-chunk = -8") != std::string::npos);
+  bad = run({"analyze", "--model", "llama-3-8b", "--sliding-window", "64", "--global-every", "0"});
+  CHECK(bad.err.find("--global-every = 0") != std::string::npos);
+}

@@ -16,6 +16,7 @@ struct ModelFlags {
   std::optional<std::int64_t> d_model, layers, heads, kv_heads, head_dim, v_head_dim;
   std::optional<std::int64_t> kv_lora_rank, q_lora_rank, rope_head_dim;
   std::optional<std::int64_t> ffn_dim, vocab, sliding_window;
+  std::optional<std::int64_t> attention_chunk, global_every;  // chunks on every layer; every N-th layer global
   std::optional<std::string> variant, ffn;
   std::optional<bool> tie_embeddings;
 };
