@@ -274,20 +274,31 @@ void parse_gemma3_text(const JsonFields& f, ModelSpec& m) {
     if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
 }
 
+// A multimodal config's text_config or vision_config; missing, every size takes its class default.
+JsonFields sub_config(const JsonFields& f, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  return JsonFields(f.has(key) ? f.at(key) : empty, f.name(key));
+}
+
+// The ViT sizes every vision config names alike, with the class defaults in `d`.
+void vit_sizes(const JsonFields& v, VisionSpec& vs, const VisionSpec& d) {
+  vs.kind = d.kind;
+  vs.hidden = int_or(v, "hidden_size", d.hidden);
+  vs.intermediate = int_or(v, "intermediate_size", d.intermediate);
+  vs.layers = int_or(v, "num_hidden_layers", d.layers);
+  vs.channels = int_or(v, "num_channels", d.channels);
+  vs.image_size = int_or(v, "image_size", d.image_size);
+  vs.patch_size = int_or(v, "patch_size", d.patch_size);
+}
+
 // Gemma3Config (multimodal): the language model is text_config's (Gemma3TextConfig defaults for what
 // it leaves out); vision_config's SigLIP encoder and the projector are reported beside the total, as
 // DeepSeek's MTP module is.
 void parse_gemma3(const JsonFields& f, ModelSpec& m) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  parse_gemma3_text(JsonFields(f.has("text_config") ? f.at("text_config") : empty, f.name("text_config")), m);
-  const JsonFields v(f.has("vision_config") ? f.at("vision_config") : empty, f.name("vision_config"));
+  parse_gemma3_text(sub_config(f, "text_config"), m);
+  const JsonFields v = sub_config(f, "vision_config");
   VisionSpec& vs = m.extra.vision;  // SiglipVisionConfig's defaults
-  vs.hidden = int_or(v, "hidden_size", 768);
-  vs.intermediate = int_or(v, "intermediate_size", 3072);
-  vs.layers = int_or(v, "num_hidden_layers", 12);
-  vs.channels = int_or(v, "num_channels", 3);
-  vs.image_size = int_or(v, "image_size", 224);
-  vs.patch_size = int_or(v, "patch_size", 16);
+  vit_sizes(v, vs, {VisionKind::siglip, 768, 3072, 12, 3, 224, 16});
   vs.pooling_head = v.optional_bool("vision_use_head", true);
 }
 
@@ -478,17 +489,10 @@ void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
 // leaves out) and vision_config's encoder, adapter and projector (Llama4VisionConfig defaults),
 // reported beside the total.
 void parse_llama4(const JsonFields& f, ModelSpec& m) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  parse_llama4_text(JsonFields(f.has("text_config") ? f.at("text_config") : empty, f.name("text_config")), m);
-  const JsonFields v(f.has("vision_config") ? f.at("vision_config") : empty, f.name("vision_config"));
-  VisionSpec& vs = m.extra.vision;
-  vs.kind = VisionKind::llama4;
-  vs.hidden = int_or(v, "hidden_size", 768);
-  vs.intermediate = int_or(v, "intermediate_size", 5632);
-  vs.layers = int_or(v, "num_hidden_layers", 34);
-  vs.channels = int_or(v, "num_channels", 3);
-  vs.image_size = int_or(v, "image_size", 448);
-  vs.patch_size = int_or(v, "patch_size", 14);
+  parse_llama4_text(sub_config(f, "text_config"), m);
+  const JsonFields v = sub_config(f, "vision_config");
+  VisionSpec& vs = m.extra.vision;  // Llama4VisionConfig's defaults
+  vit_sizes(v, vs, {VisionKind::llama4, 768, 5632, 34, 3, 448, 14});
   vs.projector_input_dim = int_or(v, "projector_input_dim", 4096);
   vs.projector_output_dim = int_or(v, "projector_output_dim", 4096);
   vs.output_dim = int_or(v, "vision_output_dim", 7680);
