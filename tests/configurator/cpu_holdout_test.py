@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibrates this machine's CPU (the quick grid) with the repository's three held-out sets measured in
+"""Calibrates this machine's CPU (the quick grid) with the repository's four held-out sets measured in
 the same interleaved rounds, and checks the loop end to end: a measured profile with every op class,
 its provenance, the kernel-speed ratios, and the held-out prediction error.
 
@@ -19,11 +19,13 @@ from pathlib import Path
 mhacfg, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
 profile = work / "cpu.json"
-# Three held-out sets in the same rounds, each validated on its own: the first (19 shapes); a second of
+# Four held-out sets in the same rounds, each validated on its own: the first (19 shapes); a second of
 # 20 other shapes (other head_dims, groups 3-8, odd KV-head counts, MLA batch 3, GEMM m 2-768, blocks);
 # a third of 18 in other regimes (decode of 2-4 query positions, windows, prefill against a longer
-# cache, MLA rank 384, GEMM m 3/48/200, a d_model-4096 decode block).
-sets = [source / f"tests/fixtures/cpu-holdout-shapes{suffix}.jsonl" for suffix in ("", "-2", "-3")]
+# cache, MLA rank 384, GEMM m 3/48/200, a d_model-4096 decode block); a fourth of 11 with chunked
+# attention (Llama 4's layers: prefill across chunk boundaries, decode in the last chunk, and one prefill
+# shape in chunks, in a window of the same size and in full, side by side).
+sets = [source / f"tests/fixtures/cpu-holdout-shapes{suffix}.jsonl" for suffix in ("", "-2", "-3", "-4")]
 counts = [len(s.read_text().splitlines()) for s in sets]
 holdout_args = [arg for s in sets for arg in ("--holdout", str(s))]
 r = subprocess.run([mhacfg, "calibrate", "--device", "cpu", "--quick", *holdout_args,
