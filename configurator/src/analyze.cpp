@@ -1,13 +1,38 @@
 #include "mhacfg/configurator/analyze.hpp"
 
 #include <map>
-#include <set>
 
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 #include "mhacfg/costmodel/profile.hpp"
 
 namespace mhacfg {
+
+namespace {
+// How many layers slide each window size, attend in each chunk size, or attend to everything.
+struct LayerPattern {
+  std::map<std::int64_t, std::int64_t> windows, chunks;
+  std::int64_t global = 0;
+
+  explicit LayerPattern(const ModelSpec& m) {
+    for (const auto& l : m.layers) {
+      if (l.window > 0) ++windows[l.window];
+      else if (l.chunk > 0) ++chunks[l.chunk];
+      else ++global;
+    }
+  }
+  static std::int64_t layers(const std::map<std::int64_t, std::int64_t>& sizes) {
+    std::int64_t n = 0;
+    for (const auto& [size, count] : sizes) n += count;
+    return n;
+  }
+  static std::vector<std::int64_t> sizes(const std::map<std::int64_t, std::int64_t>& by_size) {
+    std::vector<std::int64_t> v;
+    for (const auto& [size, count] : by_size) v.push_back(size);
+    return v;
+  }
+};
+}  // namespace
 
 nlohmann::json model_json(const ModelSpec& m) {
   const AttentionSpec& a = m.attention;
@@ -29,19 +54,9 @@ nlohmann::json model_json(const ModelSpec& m) {
                    {"kv_lora_rank", a.mla.kv_lora_rank},
                    {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
                    {"rope_head_dim", a.mla.rope_head_dim}};
-  std::int64_t sliding = 0, chunked = 0, moe_layers = 0;
-  std::set<std::int64_t> windows, chunks;
-  for (const auto& l : m.layers) {
-    if (l.window > 0) {
-      ++sliding;
-      windows.insert(l.window);
-    }
-    if (l.chunk > 0) {
-      ++chunked;
-      chunks.insert(l.chunk);
-    }
-    moe_layers += l.moe;
-  }
+  std::int64_t moe_layers = 0;
+  for (const auto& l : m.layers) moe_layers += l.moe;
+  const LayerPattern pattern(m);
   nlohmann::json j = {{"name", m.name},
                       {"family", m.family},
                       {"d_model", m.d_model},
@@ -51,11 +66,11 @@ nlohmann::json model_json(const ModelSpec& m) {
                       {"learned_positions", m.learned_positions},
                       {"attention", attn},
                       {"layer_pattern",
-                       {{"full_attention_layers", m.num_layers() - sliding - chunked},
-                        {"sliding_window_layers", sliding},
-                        {"windows", std::vector<std::int64_t>(windows.begin(), windows.end())},
-                        {"chunked_attention_layers", chunked},
-                        {"chunks", std::vector<std::int64_t>(chunks.begin(), chunks.end())}}},
+                       {{"full_attention_layers", pattern.global},
+                        {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
+                        {"windows", LayerPattern::sizes(pattern.windows)},
+                        {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
+                        {"chunks", LayerPattern::sizes(pattern.chunks)}}},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
                       {"norm",
@@ -88,20 +103,14 @@ nlohmann::json model_json(const ModelSpec& m) {
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {
-  std::map<std::int64_t, std::int64_t> windows, chunks;
-  std::int64_t global = 0;
-  for (const auto& l : m.layers) {
-    if (l.window > 0) ++windows[l.window];
-    else if (l.chunk > 0) ++chunks[l.chunk];
-    else ++global;
-  }
+  const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (windows.empty() && chunks.empty()) return count;
+  if (p.windows.empty() && p.chunks.empty()) return count;
   std::string parts;
-  auto part = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
-  for (const auto& [w, n] : windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
-  for (const auto& [c, n] : chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
-  if (global > 0) part(std::to_string(global) + " global");
+  auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
+  for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
+  for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
+  if (p.global > 0) part(std::to_string(p.global) + " global");
   return count + " (" + parts + ")";
 }
 
