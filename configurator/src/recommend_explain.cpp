@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "mhacfg/configurator/analyze.hpp"
 #include "recommend_internal.hpp"
 
 namespace mhacfg {
@@ -71,8 +72,10 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
   const AttentionSpec& a = c.spec.attention;
   const KvCacheCounts& kv = c.counts.kv_cache;
   std::vector<std::string>& out = c.rationale;
+  // Windows and chunks cap what a sequence holds in their layers: say so where the model has them.
+  const bool local = std::any_of(c.spec.layers.begin(), c.spec.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
   out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.kv_dtype)) +
-                "), " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.seq) +
+                ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.seq) +
                 "-token sequence per GPU: " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
                 " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
                 fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +

@@ -300,6 +300,26 @@ TEST_CASE("a MoE model holds the budget with its experts' width; a rejected own 
     for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window == base.layers[i].window);
 }
 
+TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cache per sequence", "[recommend]") {
+  RecommendOptions o = of_model("llama-4-scout-17b-16e-instruct", 131072);
+  o.tp = 4;
+  const Recommendation r = rec(o);
+  REQUIRE_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    std::int64_t chunked = 0;
+    for (const auto& l : c.spec.layers) chunked += l.chunk == 8192;
+    CHECK(chunked == 36);
+    // 36 layers hold 8192 tokens, 12 the whole context: per GPU under tp 4 (the KV heads split).
+    const double per_layer_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
+    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_layer_token * (36 * 8192 + 12 * 131072) / 4));
+    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 in 8192-token chunks, 12 global), "));
+  }
+  // Without local layers the sentence does not describe the layers.
+  const Recommendation plain = rec(of_model("llama-3-8b", 8192));
+  REQUIRE_FALSE(plain.ranked.empty());
+  CHECK(plain.ranked.front().rationale.front().find(" layers") == std::string::npos);
+}
+
 TEST_CASE("a model that does not fit is reported with its own sizes and the reason", "[recommend][constraints]") {
   RecommendOptions o = of_model("llama-3-70b", 8192);  // 141 GB of bf16 weights on one 141 GB H200
   const Recommendation r = rec(o);
