@@ -92,7 +92,8 @@ nlohmann::json model_json(const ModelSpec& m) {
     nlohmann::json& vj = j["extra"]["vision"];
     vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
           {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
-          {"patch_size", v.patch_size}, {"pooling_head", v.pooling_head}};
+          {"patch_size", v.patch_size}};
+    if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
     if (v.kind == VisionKind::llama4) {
       vj["projector_input_dim"] = v.projector_input_dim;
       vj["projector_output_dim"] = v.projector_output_dim;

@@ -104,6 +104,34 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
                          std::string(to_string(a.variant)));
 }
 
+// --sliding-window or --attention-chunk make every layer local (each replaces the other kind);
+// --global-every N then makes every N-th layer global and the others local with the model's local span.
+void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
+  if (f.sliding_window.value_or(0) > 0 && f.attention_chunk.value_or(0) > 0)
+    throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
+  auto set_all = [&](std::int64_t window, std::int64_t chunk) {
+    for (auto& l : m.layers) {
+      l.window = window;
+      l.chunk = chunk;
+    }
+  };
+  if (f.sliding_window && !f.attention_chunk.value_or(0)) set_all(*f.sliding_window, 0);
+  if (f.attention_chunk && !f.sliding_window.value_or(0)) set_all(0, *f.attention_chunk);
+  if (!f.global_every) return;
+  const std::int64_t every = *f.global_every;
+  const auto local = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
+  if (local == m.layers.end())
+    throw InputError("--global-every", std::to_string(every),
+                     "no layer is local to make global (add --sliding-window or --attention-chunk)");
+  if (every > m.num_layers())
+    throw InputError("--global-every", std::to_string(every), "must not exceed the " + std::to_string(m.num_layers()) + " layers");
+  set_all(local->window, local->chunk);
+  for (std::int64_t i = every - 1; i < m.num_layers(); i += every) {
+    m.layers[static_cast<std::size_t>(i)].window = 0;
+    m.layers[static_cast<std::size_t>(i)].chunk = 0;
+  }
+}
+
 }  // namespace
 
 ModelSpec resolve_model(const ModelFlags& f) {
@@ -127,19 +155,7 @@ ModelSpec resolve_model(const ModelFlags& f) {
   else if (custom || f.d_model || f.ffn) m.ffn.ffn_dim = default_ffn_dim(m.d_model, m.ffn.kind);
   if (f.vocab) m.vocab_size = *f.vocab;
   if (f.tie_embeddings) m.tie_embeddings = *f.tie_embeddings;
-  if (f.sliding_window && f.attention_chunk)
-    throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
-  if (f.sliding_window)
-    for (auto& l : m.layers) l = {*f.sliding_window, 0, l.moe};  // replaces chunks too
-  if (f.attention_chunk)
-    for (auto& l : m.layers) l = {0, *f.attention_chunk, l.moe};  // replaces windows too
-  if (f.global_every && std::all_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.full_attention(); }))
-    throw InputError("--global-every", std::to_string(*f.global_every),
-                     "no layer is local to make global (add --sliding-window or --attention-chunk)");
-  if (f.global_every)
-    for (std::size_t i = static_cast<std::size_t>(*f.global_every) - 1; i < m.layers.size();
-         i += static_cast<std::size_t>(*f.global_every))
-      m.layers[i] = {0, 0, m.layers[i].moe};
+  apply_layer_pattern_flags(f, m);
   validate(m);
   return m;
 }

@@ -359,7 +359,12 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   const double weight_bits =
       (static_cast<double>(params_read) + expert_params_read) * static_cast<double>(dtype_bits(w.weight_dtype));
   b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
-  b.kv_read = c.kv_cache.bytes_total;
+  // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
+  // reads only the current chunk's keys.
+  const std::int64_t read_tokens = kinds.sum(kBytes, [&](const LayerSpec& l) {
+    return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
+  });
+  b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);
   b.step = add(add(b.weights, b.kv_read, kBytes), b.kv_written, kBytes);
   b.per_token = static_cast<std::int64_t>(std::llround(static_cast<double>(b.step) / static_cast<double>(w.batch)));

@@ -469,14 +469,13 @@ void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
   if (rope && !rope->is_array())
     throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must be a list of 0 or 1 per layer");
   if (rope && !rope->empty()) {  // an empty list takes the interval, as in transformers
-    if (static_cast<std::int64_t>(rope->size()) != m.num_layers())
+    if (static_cast<std::int64_t>(rope->size()) < m.num_layers())  // longer lists are read up to the layers
       throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must list 0 or 1 for each of " +
                                                                              int_text(m.num_layers()) + " layers");
-    for (std::size_t i = 0; i < rope->size(); ++i) {
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
       const std::string field = f.name("no_rope_layers") + "[" + std::to_string(i) + "]";
-      const std::int64_t uses_rope = json_to_int((*rope)[i], field, false);
-      if (uses_rope > 1) throw InputError(field, json_value_text((*rope)[i]), "must be 0 (no RoPE) or 1 (RoPE)");
-      m.layers[i].chunk = uses_rope == 1 ? chunk : 0;
+      // 0: no RoPE, global; anything else RoPE, chunked (transformers tests it for truth).
+      m.layers[i].chunk = json_to_int((*rope)[i], field, false) != 0 ? chunk : 0;
     }
     return;
   }

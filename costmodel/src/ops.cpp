@@ -25,6 +25,7 @@ std::int64_t causal_window_sum(std::int64_t a, std::int64_t b, std::int64_t w) {
 
 // Sum of p % c + 1 for p in [0, n): keys visible to causal queries at positions 0..n-1 in chunks of c.
 std::int64_t causal_chunk_prefix(std::int64_t n, std::int64_t c) {
+  c = std::min(c, std::max<std::int64_t>(n, 1));  // a chunk longer than the positions is one triangle
   const auto triangle = [](std::int64_t k) {  // 1 + ... + k, the even factor halved first
     return k % 2 == 0 ? mul(k / 2, k + 1, "attention pairs") : mul(k, (k + 1) / 2, "attention pairs");
   };

@@ -69,6 +69,10 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
   unit.q_len = std::min<std::int64_t>(s.q_len, attention_tile_rows(s.qk_dim()));
   unit.causal = false;
   unit.kv_len = attention_kv_tokens_read(s);
+  if (s.chunk > 0) {  // a row sees at most its chunk's keys, as the window caps a windowed unit's rows
+    unit.kv_len = std::min(unit.kv_len, s.chunk);
+    unit.chunk = 0;
+  }
   f.unit_flop = static_cast<double>(attention_flops(unit));
   // Decode kernels parallelise over sequences and KV heads (each streams its K/V); prefill kernels
   // over query tiles of every head.

@@ -249,7 +249,22 @@ TEST_CASE("flags --attention-chunk and --global-every make a model's layers loca
   const CliResult c = run({"compare", "llama-3-8b", "model=llama-3-8b,attention-chunk=8192,global-every=4"});
   REQUIRE(c.code == 0);
   CHECK(c.out.find("32 layers (24 in 8192-token chunks, 8 global)") != std::string::npos);
-  CliResult bad = run({"analyze", "--model", "llama-3-8b", "--global-every", "4"});
+  // On a model with its own pattern, --global-every replaces it: Scout with every sixth layer global.
+  const CliResult s6 = run({"analyze", "--hf-config", hf + "llama-4-scout-17b-16e-instruct.json", "--global-every", "6",
+                            "--format", "json"});
+  REQUIRE(s6.code == 0);
+  const auto p6 = nlohmann::json::parse(s6.out)["model"]["layer_pattern"];
+  CHECK(p6["chunked_attention_layers"] == 40);
+  CHECK(p6["full_attention_layers"] == 8);
+  CHECK(p6["chunks"] == nlohmann::json::array({8192}));
+  // Both flags at 0 mean no local layers at all.
+  const CliResult none = run({"analyze", "--hf-config", hf + "gemma-2-2b.json", "--sliding-window", "0",
+                              "--attention-chunk", "0", "--format", "json"});
+  REQUIRE(none.code == 0);
+  CHECK(nlohmann::json::parse(none.out)["model"]["layer_pattern"]["full_attention_layers"] == 26);
+  CliResult bad = run({"analyze", "--model", "llama-3-8b", "--sliding-window", "64", "--global-every", "33"});
+  CHECK(bad.err == "mhacfg: error: --global-every = 33: must not exceed the 32 layers\n");
+  bad = run({"analyze", "--model", "llama-3-8b", "--global-every", "4"});
   CHECK(bad.code == 2);
   CHECK(bad.err == "mhacfg: error: --global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)\n");
   bad = run({"analyze", "--model", "llama-3-8b", "--attention-chunk", "8", "--sliding-window", "4"});

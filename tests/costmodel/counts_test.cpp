@@ -136,6 +136,9 @@ TEST_CASE("chunked layers: the cache holds a chunk, queries see their chunk's ke
   // Prefill of 3000: chunks of 1024, 1024 and 952 tokens, each a causal triangle; the full layer 3000.
   const std::int64_t chunked_pairs = 2 * (1024LL * 1025 / 2) + 952LL * 953 / 2;
   CHECK(f.prefill.attention_core == 8LL * (3 * chunked_pairs + 3000LL * 3001 / 2) * 256);
+  // A decode step reads the current chunk's 904 keys there, though the cache holds 1024.
+  const ModelCounts c = count_model(m, w);
+  CHECK(c.bytes.kv_read == (3 * 904 + 5000) * 2 * 128 * 2);
   m.layers[0].window = 512;
   CHECK_THROWS_WITH(validate(m), "layers[0].chunk = 1024: a layer slides a window (512) or attends in chunks, not both");
   m.layers[0] = LayerSpec{};

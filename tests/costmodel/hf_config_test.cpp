@@ -566,11 +566,14 @@ TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a 
   };
   CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["text_config"]["no_rope_layers"] = {1, 0}; })(),
                     Catch::Contains("text_config: no_rope_layers = [1,0]: must list 0 or 1 for each of 48 layers"));
-  CHECK_THROWS_WITH(refused([](nlohmann::json& j) {
-                      j["text_config"]["no_rope_layers"] = std::vector<int>(48, 1);
-                      j["text_config"]["no_rope_layers"][7] = 2;
-                    })(),
-                    Catch::Contains("text_config: no_rope_layers[7] = 2: must be 0 (no RoPE) or 1 (RoPE)"));
+  // A longer list is read up to the layers, and any non-zero entry means RoPE, as transformers reads it.
+  const ModelSpec lenient = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
+    j["text_config"]["no_rope_layers"] = std::vector<int>(50, 2);
+    j["text_config"]["no_rope_layers"][7] = 0;
+  });
+  for (std::size_t i = 0; i < 48; ++i) CHECK(lenient.layers[i].chunk == (i == 7 ? 0 : 8192));
+  CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["text_config"]["no_rope_layers"] = {1, -1}; })(),
+                    Catch::Contains("text_config: no_rope_layers"));
   CHECK_THROWS_WITH(refused([](nlohmann::json& j) {
                       j["text_config"]["layer_types"] = std::vector<std::string>(48, "sliding_attention");
                     })(),

@@ -62,9 +62,12 @@ TEST_CASE("chunked attention: pairs and keys read equal a brute-force walk of th
   s.kv_len = 20001;
   CHECK(attention_pairs(s) == 3617);
   CHECK(attention_kv_tokens_read(s) == 3617);
-  // A chunk at least as long as the sequence is full causal attention.
+  // A chunk at least as long as the sequence is full causal attention, however long the chunk.
   s.chunk = 1 << 20;
   CHECK(attention_pairs(s) == 20001);
+  s.q_len = s.kv_len = 16;
+  s.chunk = 5'000'000'000;
+  CHECK(attention_pairs(s) == 16 * 17 / 2);
 }
 
 TEST_CASE("attention FLOPs and bytes", "[ops]") {

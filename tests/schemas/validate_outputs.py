@@ -58,6 +58,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "falcon-7b.json"), "--kv-dtype", "int4"],
              ["--hf-config", str(hf / "gemma-3-4b-pt.json"), "--context", "32768"],
              ["--hf-config", str(hf / "gpt-oss-20b.json"), "--target", "h200-sxm-cudnn"],
+             ["--hf-config", str(hf / "llama-4-scout-17b-16e-instruct.json"), "--context", "131072", "--tp", "4"],
+             ["--hf-config", str(hf / "olmo-2-0325-32b.json")],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -78,7 +80,9 @@ for fixture, ranked in (("llama-3-8b.json", True), ("qwen3-30b-a3b.json", False)
     check("recommend", own, "recommend --hf-config " + fixture)
     assert (own["model_design"]["rank"] is not None) == ranked, own["model_design"]
 
-cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2", "--format", "json"]))
+cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2",
+                     "model=llama-3-8b,attention-chunk=8192,global-every=4", str(hf / "gemma-3-4b-pt.json"),
+                     "--format", "json"]))
 check("compare", cmp, "compare")
 
 for name in json.loads(run(["profiles", "--format", "json"]))["profiles"]:

@@ -57,8 +57,8 @@ struct AttentionSpec {
 // begins). A layer has at most one of them.
 struct LayerSpec {
   std::int64_t window = 0;
-  std::int64_t chunk = 0;
   bool moe = false;
+  std::int64_t chunk = 0;  // last: a {window, moe} initialiser keeps its meaning
 
   bool full_attention() const { return window == 0 && chunk == 0; }
   // The most tokens the layer's cache holds: its window or chunk, else every token.

@@ -1,5 +1,5 @@
 // Prefill attention on the CPU: fp32, tiled with an online softmax (the q_len x kv_len score matrix
-// is never materialised), causal or not, optional causal sliding window, MHA/GQA/MQA.
+// is never materialised), causal or not, an optional causal sliding window or chunks, MHA/GQA/MQA.
 // Queries are the last q_len positions of kv_len tokens (as in mhacfg/costmodel/ops.hpp).
 #pragma once
 
