@@ -63,6 +63,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                       {"layers", m.num_layers()},
                       {"vocab_size", m.vocab_size},
                       {"tie_embeddings", m.tie_embeddings},
+                      {"lm_head_bias", m.lm_head_bias},
                       {"learned_positions", m.learned_positions},
                       {"attention", attn},
                       {"layer_pattern",

@@ -62,7 +62,7 @@ SvgPlot kv_vs_context_plot(const std::vector<PlotModel>& models, const Workload&
   }
   plot.refs.push_back({true, double(p.spec.memory_bytes) * fraction,
                        p.name + " memory x " + fmt_fixed(fraction, 2) + " = " + fmt_bytes(double(p.spec.memory_bytes) * fraction)});
-  plot.note = "Lines above the dashed line do not fit; sliding windows flatten a line once every window is full.";
+  plot.note = "Lines above the dashed line do not fit; sliding windows and chunks flatten a line once every window or chunk is full.";
   return plot;
 }
 

@@ -166,9 +166,9 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
     if (a.k_bias) p = add(p, a.num_kv_heads * a.head_dim, kParams);
     if (a.v_bias) p = add(p, a.num_kv_heads * a.v_head_dim, kParams);
     if (a.qk_norm && a.qk_norm_full_width)  // q_norm and k_norm over all heads' widths
-      p = add(p, mul(a.num_q_heads + a.num_kv_heads, a.head_dim, kParams), kParams);
+      p = add(p, norm_params(m, mul(a.num_q_heads + a.num_kv_heads, a.head_dim, kParams)), kParams);
     else if (a.qk_norm)
-      p = add(p, 2 * a.head_dim, kParams);  // q_norm and k_norm weights, shared by heads
+      p = add(p, norm_params(m, 2 * a.head_dim), kParams);  // q_norm and k_norm, shared by the heads
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
@@ -216,7 +216,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   ParamCounts p;
   const std::int64_t d = m.d_model;
   p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
-  p.lm_head = m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams);
+  p.lm_head = add(m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams), m.lm_head_bias ? m.vocab_size : 0, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
   p.attention = mul(p.attention_per_layer, m.num_layers(), kParams);
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });

@@ -523,6 +523,14 @@ void parse_olmoe(const JsonFields& f, ModelSpec& m) {
   for (auto& l : m.layers) l.moe = true;
 }
 
+// Head widths fixed at hidden_size / heads, whatever the file says (GPT-NeoX, Phi, Cohere2 compute it).
+void head_dim_from_hidden(const JsonFields& f, ModelSpec& m) {
+  AttentionSpec& a = m.attention;
+  if (m.d_model % a.num_q_heads != 0)
+    throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads), "must divide hidden_size = " + int_text(m.d_model));
+  a.head_dim = a.v_head_dim = m.d_model / a.num_q_heads;
+}
+
 // GPTNeoXConfig (Pythia, GPT-NeoX-20B): MHA through a fused query_key_value, biases on it and on the
 // output with attention_bias (default true, which the released files leave out), a plain MLP of
 // intermediate_size with biases, two LayerNorms per layer and a final one, untied embed_in/embed_out.
@@ -531,11 +539,8 @@ void parse_gpt_neox(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d;
   d.hidden = 6144, d.layers = 44, d.heads = 64, d.ffn = 24576, d.vocab = 50432;
   parse_llama_like(f, m, d);
-  AttentionSpec& a = m.attention;
-  a.num_kv_heads = a.num_q_heads;  // no num_key_value_heads or head_dim in this family
-  if (m.d_model % a.num_q_heads != 0)
-    throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads), "must divide hidden_size = " + int_text(m.d_model));
-  a.head_dim = a.v_head_dim = m.d_model / a.num_q_heads;
+  m.attention.num_kv_heads = m.attention.num_q_heads;  // no num_key_value_heads or head_dim in this family
+  head_dim_from_hidden(f, m);
   attention_bias(f, m, true);
   m.ffn = FfnSpec{FfnKind::plain, m.ffn.ffn_dim, true};
   m.norm = NormSpec{NormKind::layernorm, 2, true};
@@ -554,6 +559,81 @@ void parse_starcoder2(const JsonFields& f, ModelSpec& m) {
   m.ffn = FfnSpec{FfnKind::plain, m.ffn.ffn_dim, bias};
   m.norm = NormSpec{NormKind::layernorm, 2, true};
   set_all_windows(m, window_key(f, "sliding_window", 0));
+}
+
+// SmolLM3Config: Llama's layout, tied; RoPE off on every no_rope_layer_interval-th layer (no
+// parameters). With use_sliding_window, transformers slides only the layers without RoPE.
+void parse_smollm3(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 4};
+  d.hidden = 2048, d.layers = 36, d.heads = 16, d.ffn = 11008, d.vocab = 128256;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+  const std::int64_t window = f.optional_bool("use_sliding_window", false) ? window_key(f, "sliding_window", 0) : 0;
+  if (apply_layer_types(f, m, window) || window == 0) return;
+  const auto* rope = f.has("no_rope_layers") ? &f.at("no_rope_layers") : nullptr;
+  const bool listed = rope && rope->is_array() && static_cast<std::int64_t>(rope->size()) >= m.num_layers();
+  const std::int64_t interval = int_or(f, "no_rope_layer_interval", 4);
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const bool no_rope = listed ? json_to_int((*rope)[i], f.name("no_rope_layers") + "[" + std::to_string(i) + "]", false) == 0
+                                : static_cast<std::int64_t>(i + 1) % interval == 0;
+    if (no_rope) m.layers[i].window = window;
+  }
+}
+
+// GraniteConfig: Llama's layout with attention_bias and mlp_bias; its embedding, residual, attention
+// and logits multipliers are scalars, not parameters. Untied unless the file ties (3.x files do).
+void parse_granite(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 11008, d.vocab = 32000;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+}
+
+// CohereConfig (Command R): attention and a gated MLP (never biased) side by side after one LayerNorm
+// without bias per layer, a final one; biases on q/k/v/o with attention_bias; with use_qk_norm, q/k
+// norms over every head's width; tied; logit_scale is a scalar.
+void parse_cohere(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 0};
+  d.hidden = 8192, d.layers = 40, d.heads = 64, d.ffn = 22528, d.vocab = 256000;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = f.optional_bool("use_qk_norm", false);
+  m.norm = NormSpec{NormKind::layernorm_no_bias, 1, true};
+}
+
+// Cohere2Config (Command R7B): Cohere's block without q/k norms, head_dim = hidden_size / heads; layers
+// slide a 4096-token window except every sliding_window_pattern-th (4), which is global, or as
+// layer_types says.
+void parse_cohere2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 0};
+  d.hidden = 8192, d.layers = 40, d.heads = 64, d.ffn = 22528, d.vocab = 256000;
+  parse_llama_like(f, m, d);
+  head_dim_from_hidden(f, m);
+  attention_bias(f, m, false);
+  m.norm = NormSpec{NormKind::layernorm_no_bias, 1, true};
+  const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (apply_layer_types(f, m, window)) return;
+  const std::int64_t pattern = int_or(f, "sliding_window_pattern", 4);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+}
+
+// PhiConfig (Phi-1.5, Phi-2): attention and a plain fc1/fc2 MLP side by side after one LayerNorm per
+// layer, biases on q/k/v/dense and on the MLP, a final LayerNorm, and an LM head with a bias (kept
+// when the weight is tied); with qk_layernorm, LayerNorms over head_dim on q and k. Untied.
+void parse_phi(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 8192, d.vocab = 51200;
+  parse_llama_like(f, m, d);
+  head_dim_from_hidden(f, m);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = true;
+  a.qk_norm = f.optional_bool("qk_layernorm", false);
+  m.ffn = FfnSpec{FfnKind::plain, m.ffn.ffn_dim, true};
+  m.norm = NormSpec{NormKind::layernorm, 1, true};
+  m.lm_head_bias = true;
 }
 
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
@@ -587,6 +667,11 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"olmoe", parse_olmoe},
       {"gpt_neox", parse_gpt_neox},
       {"starcoder2", parse_starcoder2},
+      {"smollm3", parse_smollm3},
+      {"granite", parse_granite},
+      {"cohere", parse_cohere},
+      {"cohere2", parse_cohere2},
+      {"phi", parse_phi},
   };
   return table;
 }

@@ -17,7 +17,14 @@ std::string_view to_string(AttentionVariant v) {
 }
 
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
-std::string_view to_string(NormKind k) { return k == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+std::string_view to_string(NormKind k) {
+  switch (k) {
+    case NormKind::rmsnorm: return "rmsnorm";
+    case NormKind::layernorm: return "layernorm";
+    case NormKind::layernorm_no_bias: return "layernorm_no_bias";
+  }
+  return "rmsnorm";
+}
 std::string_view to_string(VisionKind k) { return k == VisionKind::siglip ? "siglip" : "llama4"; }
 
 AttentionVariant parse_variant(std::string_view name, const std::string& field) {

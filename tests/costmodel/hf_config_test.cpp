@@ -66,6 +66,11 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"pythia-160m", 162'322'944},  // the Hub's total adds causal-mask and rotary buffers
       {"gpt-neox-20b", 20'554'567'680},
       {"starcoder2-15b", 15'957'889'024},
+      {"smollm3-3b", 3'075'098'624},
+      {"granite-3.1-2b-instruct", 2'533'531'648},
+      {"phi-2", 2'779'683'840},
+      {"phi-1_5", 1'418'270'720},
+      {"c4ai-command-r7b-12-2024", 8'028'033'024},  // as aya-expanse-8b's, the same shapes (PUBLISHED.md)
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -643,6 +648,63 @@ TEST_CASE("starcoder2: tied unless the file says not, biases with use_bias, a wi
   CHECK_FALSE(plain.attention.q_bias);
   // q, k, v, o and the MLP's biases go; the LayerNorms keep theirs.
   CHECK(count_params(s3).total - count_params(plain).total == 30LL * (3072 + 2 * 256 + 3072 + 12288 + 3072));
+}
+
+TEST_CASE("smollm3 and granite: Llama's layout with their own defaults", "[hf_config][kv]") {
+  const ModelSpec s = fixture("smollm3-3b");
+  CHECK(s.tie_embeddings);
+  CHECK(s.attention.num_kv_heads == 4);
+  for (const auto& l : s.layers) CHECK(l.full_attention());  // NoPE layers differ in RoPE only
+  // use_sliding_window slides the layers without RoPE (every fourth), as SmolLM3Config's layer_types do.
+  const ModelSpec slid = edited("smollm3-3b", [](nlohmann::json& j) {
+    j["use_sliding_window"] = true;
+    j["sliding_window"] = 2048;
+    j.erase("layer_types");
+  });
+  for (std::size_t i = 0; i < slid.layers.size(); ++i) CHECK(slid.layers[i].window == ((i + 1) % 4 == 0 ? 2048 : 0));
+  const ModelSpec g = fixture("granite-3.1-8b-instruct");
+  CHECK(g.tie_embeddings);
+  CHECK(count_params(g).total == 8'170'848'256);  // "8.1B"; the 2B's count is published exactly
+  const ModelSpec biased = edited("granite-3.1-2b-instruct", [](nlohmann::json& j) {
+    j["attention_bias"] = true;
+    j["mlp_bias"] = true;
+  });
+  // q, k, v, o biases (2048 + 2 x 512 + 2048) and the MLP's (2 x 8192 + 2048), 40 layers.
+  CHECK(count_params(biased).total - 2'533'531'648 == 40LL * (2048 + 1024 + 2048 + 2 * 8192 + 2048));
+}
+
+TEST_CASE("cohere and cohere2: one LayerNorm without bias per parallel block, cohere2's windows", "[hf_config][kv]") {
+  const ModelSpec r = fixture("c4ai-command-r-v01");
+  CHECK(r.norm.kind == NormKind::layernorm_no_bias);
+  CHECK(r.norm.per_layer == 1);
+  CHECK(r.tie_embeddings);
+  CHECK(count_params(r).norms == 41 * 8192);  // one weight-only norm per layer and the final one
+  CHECK(count_params(r).total == 34'980'831'232);  // "35B"
+  // use_qk_norm (Command R+): q and k norms over every head's width, weights only.
+  const ModelSpec qk = edited("c4ai-command-r-v01", [](nlohmann::json& j) { j["use_qk_norm"] = true; });
+  CHECK(count_params(qk).total - count_params(r).total == 40LL * (64 + 64) * 128);
+  const ModelSpec r7 = fixture("c4ai-command-r7b-12-2024");
+  for (std::size_t i = 0; i < r7.layers.size(); ++i) CHECK(r7.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  // head_dim is hidden_size / heads whatever the file says.
+  CHECK(edited("c4ai-command-r7b-12-2024", [](nlohmann::json& j) { j["head_dim"] = 96; }).attention.head_dim == 128);
+  Workload w;
+  w.context = 131072;
+  CHECK(count_kv_cache(r7, w).layer_tokens == 24 * 4096 + 8 * 131072);
+}
+
+TEST_CASE("phi: biases everywhere, one LayerNorm per block, an LM head with a bias even when tied", "[hf_config]") {
+  const ModelSpec p2 = fixture("phi-2");
+  CHECK(p2.lm_head_bias);
+  CHECK(p2.norm.kind == NormKind::layernorm);
+  CHECK(p2.norm.per_layer == 1);
+  CHECK(p2.ffn.kind == FfnKind::plain);
+  const ParamCounts p = count_params(p2);
+  CHECK(p.lm_head == 51200LL * 2560 + 51200);
+  const ModelSpec tied = edited("phi-2", [](nlohmann::json& j) { j["tie_word_embeddings"] = true; });
+  CHECK(count_params(tied).lm_head == 51200);  // the bias stays
+  // qk_layernorm: LayerNorms (weight and bias) over head_dim on q and k.
+  const ModelSpec qk = edited("phi-2", [](nlohmann::json& j) { j["qk_layernorm"] = true; });
+  CHECK(count_params(qk).total - p.total == 32 * 4 * 80);
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

@@ -11,7 +11,8 @@ namespace mhacfg {
 
 enum class AttentionVariant { mha, gqa, mqa, mla };
 enum class FfnKind { gated, plain };  // gated: gate, up, down (3 matrices); plain: up, down
-enum class NormKind { rmsnorm, layernorm };  // layernorm carries a bias
+// layernorm carries a bias; layernorm_no_bias (Cohere's) centres like a LayerNorm, with a weight only.
+enum class NormKind { rmsnorm, layernorm, layernorm_no_bias };
 
 std::string_view to_string(AttentionVariant v);
 std::string_view to_string(FfnKind k);
@@ -136,6 +137,7 @@ struct ModelSpec {
   std::int64_t d_model = 0;
   std::int64_t vocab_size = 0;
   bool tie_embeddings = false;
+  bool lm_head_bias = false;  // a bias on the LM head, counted even when its weight is tied (Phi)
   std::int64_t learned_positions = 0;  // rows of a learned position-embedding table (GPT-2), else 0
   AttentionSpec attention;
   std::vector<LayerSpec> layers;
