@@ -636,6 +636,19 @@ void parse_phi(const JsonFields& f, ModelSpec& m) {
   m.lm_head_bias = true;
 }
 
+// SeedOssConfig (Seed-OSS): Qwen2's block, biases on q/k/v with attention_bias (default true) and on o
+// with attention_out_bias (default false), mlp_bias; 80 heads of 128 (hidden_size / heads when
+// head_dim is null), 8 KV heads, untied.
+void parse_seed_oss(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 128, false, 8};
+  d.hidden = 4096, d.layers = 64, d.heads = 80, d.ffn = 27648, d.vocab = 155136;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = f.optional_bool("attention_bias", true);
+  a.o_bias = f.optional_bool("attention_out_bias", false);
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -672,6 +685,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"cohere", parse_cohere},
       {"cohere2", parse_cohere2},
       {"phi", parse_phi},
+      {"seed_oss", parse_seed_oss},
   };
   return table;
 }

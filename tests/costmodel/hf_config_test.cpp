@@ -71,6 +71,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"phi-2", 2'779'683'840},
       {"phi-1_5", 1'418'270'720},
       {"c4ai-command-r7b-12-2024", 8'028'033'024},  // as aya-expanse-8b's, the same shapes (PUBLISHED.md)
+      {"seed-oss-36b-instruct", 36'151'104'512},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -705,6 +706,17 @@ TEST_CASE("phi: biases everywhere, one LayerNorm per block, an LM head with a bi
   // qk_layernorm: LayerNorms (weight and bias) over head_dim on q and k.
   const ModelSpec qk = edited("phi-2", [](nlohmann::json& j) { j["qk_layernorm"] = true; });
   CHECK(count_params(qk).total - p.total == 32 * 4 * 80);
+}
+
+TEST_CASE("seed_oss: biases on q, k and v, on o only with attention_out_bias", "[hf_config]") {
+  const ModelSpec s = fixture("seed-oss-36b-instruct");
+  CHECK((s.attention.q_bias && s.attention.k_bias && s.attention.v_bias));
+  CHECK_FALSE(s.attention.o_bias);
+  CHECK(s.attention.head_dim == 128);  // 80 x 128 = 10240, twice hidden_size
+  const ModelSpec out = edited("seed-oss-36b-instruct", [](nlohmann::json& j) { j["attention_out_bias"] = true; });
+  CHECK(count_params(out).total - count_params(s).total == 64 * 5120);
+  const ModelSpec plain = edited("seed-oss-36b-instruct", [](nlohmann::json& j) { j.erase("attention_bias"); });
+  CHECK(plain.attention.q_bias);  // SeedOssConfig's default
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {
