@@ -253,6 +253,16 @@ void parse_gemma2(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
 }
 
+// Gemma 3's and Command R7B's pattern: sliding_window on every layer but each
+// sliding_window_pattern-th, which is global, unless layer_types spells the layers out.
+void windows_but_every(const JsonFields& f, ModelSpec& m, std::int64_t default_window, std::int64_t default_pattern) {
+  const std::int64_t window = window_key(f, "sliding_window", default_window);
+  if (apply_layer_types(f, m, window)) return;
+  const std::int64_t pattern = int_or(f, "sliding_window_pattern", default_pattern);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+}
+
 // Gemma3TextConfig: Gemma 2's four norms per layer and head_dim 256, plus q/k norms over head_dim;
 // layers slide except every sliding_window_pattern-th (6; newer files spell the pattern out as
 // layer_types). Every size has a class default, which the multimodal checkpoints' text_config relies on
@@ -267,11 +277,7 @@ void parse_gemma3_text(const JsonFields& f, ModelSpec& m) {
   if (f.optional_bool("use_bidirectional_attention", false))
     throw InputError(f.name("use_bidirectional_attention"), "true",
                      "a bidirectional encoder (EmbeddingGemma); mhacfg analyses causal decoders");
-  const std::int64_t window = window_key(f, "sliding_window", 4096);
-  if (apply_layer_types(f, m, window)) return;
-  const std::int64_t pattern = int_or(f, "sliding_window_pattern", 6);
-  for (std::size_t i = 0; i < m.layers.size(); ++i)
-    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+  windows_but_every(f, m, 4096, 6);
 }
 
 // A multimodal config's text_config or vision_config; missing, every size takes its class default.
@@ -613,11 +619,7 @@ void parse_cohere2(const JsonFields& f, ModelSpec& m) {
   head_dim_from_hidden(f, m);
   attention_bias(f, m, false);
   m.norm = NormSpec{NormKind::layernorm_no_bias, 1, true};
-  const std::int64_t window = window_key(f, "sliding_window", 4096);
-  if (apply_layer_types(f, m, window)) return;
-  const std::int64_t pattern = int_or(f, "sliding_window_pattern", 4);
-  for (std::size_t i = 0; i < m.layers.size(); ++i)
-    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+  windows_but_every(f, m, 4096, 4);
 }
 
 // PhiConfig (Phi-1.5, Phi-2): attention and a plain fc1/fc2 MLP side by side after one LayerNorm per
