@@ -12,11 +12,12 @@ namespace {
 // How many layers slide each window size, attend in each chunk size, or attend to everything.
 struct LayerPattern {
   std::map<std::int64_t, std::int64_t> windows, chunks;
-  std::int64_t global = 0;
+  std::int64_t global = 0, linear = 0;
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.window > 0) ++windows[l.window];
+      if (l.linear) ++linear;
+      else if (l.window > 0) ++windows[l.window];
       else if (l.chunk > 0) ++chunks[l.chunk];
       else ++global;
     }
@@ -48,7 +49,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                          {"o_bias", a.o_bias},
                          {"qk_norm", a.qk_norm},
                          {"qk_norm_full_width", a.qk_norm && a.qk_norm_full_width},
-                         {"sinks", a.sinks}};
+                         {"sinks", a.sinks},
+                         {"output_gate", a.output_gate}};
   if (a.variant == AttentionVariant::mla)
     attn["mla"] = {{"q_lora_rank", a.mla.q_lora_rank == 0 ? nlohmann::json(nullptr) : nlohmann::json(a.mla.q_lora_rank)},
                    {"kv_lora_rank", a.mla.kv_lora_rank},
@@ -71,7 +73,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                         {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
                         {"windows", LayerPattern::sizes(pattern.windows)},
                         {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
-                        {"chunks", LayerPattern::sizes(pattern.chunks)}}},
+                        {"chunks", LayerPattern::sizes(pattern.chunks)},
+                        {"linear_attention_layers", pattern.linear}}},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
                       {"norm",
@@ -87,6 +90,12 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"shared_gate", m.moe.shared_gate},
                 {"top_k", m.moe.top_k},
                 {"router_bias", m.moe.router_bias}};
+  if (pattern.linear > 0) {
+    const LinearAttentionSpec& la = m.linear;
+    j["linear_attention"] = {{"kind", "gated_deltanet"},         {"num_k_heads", la.num_k_heads},
+                             {"num_v_heads", la.num_v_heads},    {"head_k_dim", la.head_k_dim},
+                             {"head_v_dim", la.head_v_dim},      {"conv_kernel", la.conv_kernel}};
+  }
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
   const VisionSpec& v = m.extra.vision;
   if (v.hidden > 0) {
@@ -107,9 +116,10 @@ nlohmann::json model_json(const ModelSpec& m) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty()) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0) return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
+  if (p.linear > 0) part(std::to_string(p.linear) + " linear attention");
   for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
   for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
   if (p.global > 0) part(std::to_string(p.global) + " global");
@@ -122,7 +132,8 @@ nlohmann::json workload_json(const Workload& w) {
           {"context", w.context},
           {"kv_dtype", std::string(to_string(w.kv_dtype))},
           {"weight_dtype", std::string(to_string(w.weight_dtype))},
-          {"tp", w.tp}};
+          {"tp", w.tp},
+          {"state_dtype", std::string(to_string(w.state_dtype))}};
 }
 
 namespace {
@@ -139,20 +150,22 @@ nlohmann::json counts_json(const ModelCounts& c) {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
         {"attention_per_layer", p.attention_per_layer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
-        {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}}},
+        {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}, {"linear_attention", p.linear_attention},
+        {"linear_attention_per_layer", p.linear_attention_per_layer}}},
       {"kv_cache",
        {{"dtype", std::string(to_string(kv.dtype))}, {"bytes_per_token", kv.bytes_per_token},
         {"bytes_per_token_per_layer", kv.bytes_per_token_per_layer},
         {"bytes_per_token_beyond_window", kv.bytes_per_token_beyond_window}, {"layer_tokens", kv.layer_tokens},
         {"bytes_total", kv.bytes_total}, {"kv_heads_per_gpu", kv.kv_heads_per_gpu}, {"replication", kv.replication},
-        {"bytes_per_gpu", kv.bytes_per_gpu}}},
+        {"bytes_per_gpu", kv.bytes_per_gpu}, {"state_dtype", std::string(to_string(kv.state_dtype))},
+        {"state_bytes_per_layer", kv.state_bytes_per_layer}, {"state_bytes_per_sequence", kv.state_bytes_per_sequence}}},
       {"flops",
        {{"prefill", c.flops.prefill.total}, {"decode_per_token", c.flops.decode_per_token.total},
         {"decode_step", c.flops.decode_step}, {"prefill_breakdown", breakdown_json(c.flops.prefill)},
         {"decode_per_token_breakdown", breakdown_json(c.flops.decode_per_token)}}},
       {"bytes",
        {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},
-        {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written},
+        {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written}, {"state", c.bytes.state},
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
 }
 
@@ -199,8 +212,13 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts; embedding and head included" : "");
   row(params, "embedding", p.embedding, fmt_count(double(p.embedding)), m.learned_positions ? "tokens + positions" : "");
   row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head)), m.tie_embeddings ? "tied to the embedding" : "");
-  row(params, "attention", p.attention, fmt_count(double(p.attention)), "all layers");
+  const bool hybrid = p.linear_attention > 0;
+  row(params, "attention", p.attention, fmt_count(double(p.attention)), hybrid ? "softmax-attention layers" : "all layers");
   row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
+  if (hybrid) {
+    row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), "Gated DeltaNet layers");
+    row(params, "linear attention per layer", p.linear_attention_per_layer, fmt_count(double(p.linear_attention_per_layer)));
+  }
   row(params, "ffn", p.ffn, fmt_count(double(p.ffn)), p.router ? "dense FFNs + experts" : "");
   if (p.router) row(params, "router", p.router, fmt_count(double(p.router)));
   row(params, "norms", p.norms, fmt_count(double(p.norms)));
@@ -211,14 +229,21 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const KvCacheCounts& kv = c.kv_cache;
   Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
-      a.variant == AttentionVariant::mla ? "latent + RoPE key, all layers" : "K and V, all layers");
+      std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") +
+          (hybrid ? ", softmax-attention layers" : ", all layers"));
   if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
     row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,
         fmt_bytes(double(kv.bytes_per_token_beyond_window)), "full-attention layers only");
   row(kvt, "layer-tokens per sequence", kv.layer_tokens, fmt_count(double(kv.layer_tokens)),
       "sum over layers of tokens held at context " + std::to_string(w.context));
+  if (hybrid) {
+    row(kvt, "state per layer", kv.state_bytes_per_layer, fmt_bytes(double(kv.state_bytes_per_layer)),
+        "one sequence: recurrent state + conv inputs, " + std::string(to_string(kv.state_dtype)));
+    row(kvt, "state per sequence", kv.state_bytes_per_sequence, fmt_bytes(double(kv.state_bytes_per_sequence)),
+        "linear-attention layers, any context");
+  }
   row(kvt, "bytes total", kv.bytes_total, fmt_bytes(double(kv.bytes_total)),
-      "batch " + std::to_string(w.batch) + " x context " + std::to_string(w.context));
+      "batch " + std::to_string(w.batch) + " x context " + std::to_string(w.context) + (hybrid ? ", + batch x state" : ""));
   if (w.tp > 1)
     row(kvt, "bytes per GPU", kv.bytes_per_gpu, fmt_bytes(double(kv.bytes_per_gpu)),
         std::to_string(kv.kv_heads_per_gpu) + " KV head(s) per GPU, " +
@@ -242,6 +267,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
       c.bytes.experts_read > 0 ? fmt_fixed(c.bytes.experts_read, 1) + " routed experts per MoE layer (uniform routing)" : "");
   row(by, "KV read", c.bytes.kv_read, fmt_bytes(double(c.bytes.kv_read)));
   row(by, "KV written", c.bytes.kv_written, fmt_bytes(double(c.bytes.kv_written)));
+  if (hybrid) row(by, "state", c.bytes.state, fmt_bytes(double(c.bytes.state)), "linear-attention state, read and written");
   row(by, "step total", c.bytes.step, fmt_bytes(double(c.bytes.step)), "batch " + std::to_string(w.batch));
   row(by, "per token", c.bytes.per_token, fmt_bytes(double(c.bytes.per_token)), "step / batch");
   by.rows.push_back({"arithmetic intensity", fmt_fixed(c.bytes.arithmetic_intensity, 2), "FLOP/byte", "decode step"});
@@ -250,7 +276,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   if (profile) {
     const Predictor pred(*profile);
     const ModelTimes t = predict_model(m, w, pred);
-    const std::string basis = t.calibrated ? "calibrated" : "uncalibrated roofline";
+    const std::string basis = time_basis(t);
     // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
     const double weights_per_gpu = served_weight_bytes_per_gpu(c.params, w.weight_dtype, w.tp);
     const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);

@@ -167,7 +167,8 @@ void add_workload_options(po::options_description& d, const Workload& w) {
       ("context", po::value<std::string>(), ("KV length at decode (default " + std::to_string(w.context) + ")").c_str())
       ("kv-dtype", po::value<std::string>(), ("fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
       ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
-      ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str());
+      ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
+      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
 }
 
 Workload read_workload(const ParsedArgs& a, Workload w) {
@@ -184,6 +185,7 @@ Workload read_workload(const ParsedArgs& a, Workload w) {
                          (a.has("context") ? "" : " (the default)") + " (the decode context includes the prompt)");
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
   return w;
 }
 

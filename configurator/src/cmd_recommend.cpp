@@ -46,6 +46,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("tp", po::value<std::string>(), "tensor-parallel degree (default 1)")
       ("kv-dtype", po::value<std::string>(), "KV-cache dtype (default bf16)")
       ("weight-dtype", po::value<std::string>(), "weights dtype (default bf16)")
+      ("state-dtype", po::value<std::string>(), "linear-attention state dtype, of a hybrid model (default bf16)")
       ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
@@ -71,6 +72,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto v = a.opt_int("tp")) o.tp = *v;
   if (auto v = a.opt_str("kv-dtype")) o.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) o.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("state-dtype")) o.state_dtype = parse_dtype(*v, "--state-dtype");
   if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
@@ -95,7 +97,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
                             std::to_string(cand.spec.attention.num_kv_heads) + " x " + std::to_string(cand.spec.attention.head_dim),
                         cand.spec, cand.rank == 1});
     const RecommendOptions& o = rec.options;
-    Workload w{rec.ranked.empty() ? 1 : rec.ranked.front().batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+    Workload w{rec.ranked.empty() ? 1 : rec.ranked.front().batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp, o.state_dtype};
     return std::vector<SvgPlot>{kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
                                 decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
                                 roofline_plot(rec.profile, models, w)};

@@ -128,6 +128,10 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
         });
   row("KV per token", [](const Column& c) { return double(c.counts.kv_cache.bytes_per_token); },
       [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_per_token)); });
+  // A hybrid model's linear-attention state, a fixed size per sequence (in "KV at context" too).
+  if (std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.counts.kv_cache.state_bytes_per_sequence > 0; }))
+    row("state per sequence", [](const Column& c) { return double(c.counts.kv_cache.state_bytes_per_sequence); },
+        [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.state_bytes_per_sequence)); });
   row("KV at context", [](const Column& c) { return double(c.counts.kv_cache.bytes_total); },
       [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_total)); });
   row("prefill FLOPs", [](const Column& c) { return double(c.counts.flops.prefill.total); },
@@ -150,7 +154,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     j.update(counts_json(c.counts));
     j["predicted"] = {{"prefill_ms", c.times.prefill_ms}, {"decode_step_ms", c.times.decode_step_ms},
                       {"decode_attention_ms", c.times.decode_attention_ms}, {"tokens_per_s", c.times.tokens_per_s},
-                      {"basis", c.times.calibrated ? "calibrated" : "uncalibrated roofline"},
+                      {"basis", time_basis(c.times)},
                       {"extrapolated", c.times.extrapolated}};
     j["max_batch"] = c.max_batch;
     j["quality_risk"] = std::string(to_string(c.risk.level));

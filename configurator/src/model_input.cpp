@@ -106,11 +106,13 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
 
 // --sliding-window or --attention-chunk make every layer local (each replaces the other kind);
 // --global-every N then makes every N-th layer global and the others local with the model's local span.
+// A hybrid model's linear-attention layers stay as they are: only softmax layers are local or global.
 void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   if (f.sliding_window.value_or(0) > 0 && f.attention_chunk.value_or(0) > 0)
     throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
   auto set_all = [&](std::int64_t window, std::int64_t chunk) {
     for (auto& l : m.layers) {
+      if (l.linear) continue;
       l.window = window;
       l.chunk = chunk;
     }
@@ -119,7 +121,7 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   if (f.attention_chunk && !f.sliding_window.value_or(0)) set_all(0, *f.attention_chunk);
   if (!f.global_every) return;
   const std::int64_t every = *f.global_every;
-  const auto local = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
+  const auto local = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.local_span() > 0; });
   if (local == m.layers.end())
     throw InputError("--global-every", std::to_string(every),
                      "no layer is local to make global (add --sliding-window or --attention-chunk)");

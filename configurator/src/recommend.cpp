@@ -148,8 +148,8 @@ struct Context {
 void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
   const RecommendOptions& o = ctx.o;
   c.batch = std::max<std::int64_t>(1, c.batch);
-  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
-  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
+  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
+  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
   c.counts = count_model(c.spec, at);
   c.at_batch = predict_model(c.spec, at, ctx.predictor);
   c.single = predict_model(c.spec, one, ctx.predictor);
@@ -168,7 +168,7 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
     for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
       try {
         c.batch = batch;
-        const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp};
+        const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
         c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(c.spec), o.weight_dtype, tp);
         c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
         count_and_predict(ctx, c, tp);
@@ -255,7 +255,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   c.risk = assess_quality(a);
 
   // Memory: weights (split over tp) plus the KV cache of batch sequences of seq tokens, per GPU.
-  Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp};
+  Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp, o.state_dtype};
   const KvCacheCounts kv1 = count_kv_cache(c.spec, one);
   const ParamCounts params = count_params(c.spec);
   c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(params, o.weight_dtype, o.tp);
@@ -316,8 +316,8 @@ std::vector<std::int64_t> mla_q_lora_ranks(std::int64_t d) {
 }
 
 // Every variant is enumerated; those outside --variants are evaluated only to be reported.
-// With a base model every candidate is that model with another attention; its biases, q/k norms and
-// sinks carry over to the MHA/GQA/MQA candidates (not from an MLA base, whose flags mean other things).
+// With a base model every candidate is that model with another attention; its biases, q/k norms,
+// sinks and output gate carry over to the MHA/GQA/MQA candidates (not from an MLA base, whose flags mean other things).
 std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) {
   std::vector<ModelSpec> out;
   ModelSpec base = o.base ? *o.base : baseline(shape.d_model, shape.layers, o.vocab);
@@ -332,7 +332,8 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           const AttentionVariant v = variant_for_heads(nq, nkv);
           ModelSpec m = base;
           m.attention = AttentionSpec{v, nq, nkv, hd, hd, flags.q_bias, flags.k_bias, flags.v_bias,
-                                      flags.o_bias, flags.qk_norm, flags.sinks, {}, flags.qk_norm_full_width};
+                                      flags.o_bias, flags.qk_norm, flags.sinks, {}, flags.qk_norm_full_width,
+                                      flags.output_gate};
           out.push_back(std::move(m));
         }
       }

@@ -48,7 +48,7 @@ std::string pct(double ratio) {  // +12 % / -8 % / 0.0 % (never "-0.0 %")
 std::string times_x(double ratio) { return fmt_fixed(ratio, ratio < 10 ? 2 : 1) + "x"; }
 
 std::string basis(const Recommendation& r, const Candidate& c) {
-  std::string b = c.at_batch.calibrated ? "calibrated" : "uncalibrated roofline";
+  std::string b = time_basis(c.at_batch, c.single);
   if (c.at_batch.extrapolated || c.single.extrapolated) b += ", extrapolated";
   return b + " on " + r.profile.name;
 }
@@ -73,10 +73,16 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
   const KvCacheCounts& kv = c.counts.kv_cache;
   std::vector<std::string>& out = c.rationale;
   // Windows and chunks cap what a sequence holds in their layers: say so where the model has them.
+  // A hybrid model's linear-attention layers hold a fixed state instead: say how much of the sequence's share it is.
   const bool local = std::any_of(c.spec.layers.begin(), c.spec.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
+  const std::string state =
+      kv.state_bytes_per_sequence > 0
+          ? " (" + fmt_bytes(double(kv.state_bytes_per_sequence) / double(o.tp)) + " of it linear-attention state, " +
+                std::string(to_string(kv.state_dtype)) + ")"
+          : "";
   out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.kv_dtype)) +
                 ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.seq) +
-                "-token sequence per GPU: " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
+                "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
                 " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
                 fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
                 (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".");

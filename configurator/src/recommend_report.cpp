@@ -14,6 +14,7 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
   return {{"params", opt(o.params)}, {"d_model", opt(o.d_model)}, {"layers", opt(o.layers)}, {"seq", o.seq},
           {"target", o.target}, {"batch", opt(o.batch)}, {"tp", o.tp},
           {"kv_dtype", std::string(to_string(o.kv_dtype))}, {"weight_dtype", std::string(to_string(o.weight_dtype))},
+          {"state_dtype", std::string(to_string(o.state_dtype))},
           {"objective", std::string(to_string(o.objective))}, {"quality", std::string(to_string(o.quality))},
           {"variants", variants}, {"top", o.top}, {"memory_fraction", o.memory_fraction}, {"vocab", o.vocab},
           {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)}};
@@ -77,7 +78,7 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
                       {"headroom_bytes", c.headroom_bytes},
                       {"replication_bytes", c.replication_bytes}}},
           {"predicted", {{"profile", r.profile.name},
-                         {"basis", c.at_batch.calibrated && c.single.calibrated ? "calibrated" : "uncalibrated roofline"},
+                         {"basis", time_basis(c.at_batch, c.single)},
                          {"extrapolated", c.at_batch.extrapolated || c.single.extrapolated},
                          {"at_batch", times(c.at_batch)},
                          {"single_sequence", times(c.single)}}},

@@ -55,7 +55,7 @@ std::int64_t attention_matmul_weights(const ModelSpec& m) {
     const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
     return add(add(q, kv_a, kParams), add(kv_b, o, kParams), kParams);
   }
-  const std::int64_t q = mul(d, a.num_q_heads, a.head_dim, kParams);
+  const std::int64_t q = mul(d, a.num_q_heads, a.head_dim * (a.output_gate ? 2 : 1), kParams);  // + the gate
   const std::int64_t k = mul(d, a.num_kv_heads, a.head_dim, kParams);
   const std::int64_t v = mul(d, a.num_kv_heads, a.v_head_dim, kParams);
   const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
@@ -81,7 +81,8 @@ std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  std::int64_t p = add(attention_params_per_layer(m), layer_ffn_params(m, l), kParams);
+  const std::int64_t mixer = l.linear ? linear_attention_params_per_layer(m) : attention_params_per_layer(m);
+  std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe) p = add(p, router_params(m), kParams);
   return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
 }
@@ -146,6 +147,8 @@ std::int64_t moe_layer_count(const ModelSpec& m) {
   return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
 }
 
+std::int64_t linear_layer_count(const ModelSpec& m) { return m.num_layers() - m.num_attention_layers(); }
+
 void finish(FlopBreakdown& f) {
   f.total = add(add(f.projections, f.attention_core, kFlops), add(f.ffn, f.lm_head, kFlops), kFlops);
 }
@@ -173,6 +176,36 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
   if (a.o_bias) p = add(p, m.d_model, kParams);
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
   return p;
+}
+
+std::int64_t linear_attention_matmul_weights(const ModelSpec& m) {
+  const LinearAttentionSpec& la = m.linear;
+  if (la.num_v_heads == 0) return 0;
+  const std::int64_t in = add(mul(2, la.key_dim(), kParams), mul(2, la.value_dim(), kParams), kParams);  // q, k, v, z
+  const std::int64_t ba = mul(2, la.num_v_heads, kParams);                                              // beta, alpha
+  return mul(add(add(in, ba, kParams), la.value_dim(), kParams), m.d_model, kParams);                  // + out_proj
+}
+
+std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
+  const LinearAttentionSpec& la = m.linear;
+  if (la.num_v_heads == 0) return 0;
+  const std::int64_t conv = mul(la.conv_dim(), la.conv_kernel, kParams);  // depthwise, no bias
+  // dt_bias and A_log per value head; the gated RMSNorm's head_v_dim weights, shared by the heads.
+  const std::int64_t small = add(mul(2, la.num_v_heads, kParams), la.head_v_dim, kParams);
+  return add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams);
+}
+
+std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
+  const LinearAttentionSpec& la = m.linear;
+  const std::int64_t delta_rule = mul(6 * la.num_v_heads, la.head_k_dim, la.head_v_dim, kFlops);
+  const std::int64_t conv = mul(2, la.conv_dim(), la.conv_kernel, kFlops);
+  return mul(tokens, add(delta_rule, conv, kFlops), kFlops);
+}
+
+std::int64_t linear_attention_state_elements(const ModelSpec& m) {
+  const LinearAttentionSpec& la = m.linear;
+  if (la.num_v_heads == 0) return 0;
+  return add(mul(la.num_v_heads, la.head_k_dim, la.head_v_dim, kKv), mul(la.conv_dim(), la.conv_kernel - 1, kKv), kKv);
 }
 
 namespace {
@@ -218,14 +251,16 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
   p.lm_head = add(m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams), m.lm_head_bias ? m.vocab_size : 0, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
-  p.attention = mul(p.attention_per_layer, m.num_layers(), kParams);
+  p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams);
+  p.linear_attention_per_layer = linear_attention_params_per_layer(m);
+  p.linear_attention = mul(p.linear_attention_per_layer, linear_layer_count(m), kParams);
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
   const std::int64_t moe_layers = moe_layer_count(m);
   p.router = mul(moe_layers, router_params(m), kParams);
   p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
-                add(p.router, p.norms, kParams), kParams);
+                add(add(p.router, p.norms, kParams), p.linear_attention, kParams), kParams);
   const std::int64_t inactive =
       moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
   p.active = p.total - inactive;
@@ -244,11 +279,15 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   kv.dtype = w.kv_dtype;
   const std::int64_t elems = kv_elements_per_token_per_layer(m);
   kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
-  kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_layers(), kKv), kKv);
+  kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv);
   const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
   kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+  kv.state_dtype = w.state_dtype;
+  kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
+  kv.state_bytes_per_sequence = mul(kv.state_bytes_per_layer, linear_layer_count(m), kKv);
+  const std::int64_t state_total = mul(w.batch, kv.state_bytes_per_sequence, kKv);
 
   const AttentionSpec& a = m.attention;
   if (a.num_q_heads % w.tp != 0)
@@ -268,6 +307,13 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   } else {
     throw InputError("tp", std::to_string(w.tp),
                      "must divide num_kv_heads = " + std::to_string(a.num_kv_heads) + " or be a multiple of it");
+  }
+  if (state_total > 0) {  // linear-attention heads split over the GPUs, their state with them
+    if (m.linear.num_k_heads % w.tp != 0)
+      throw InputError("tp", std::to_string(w.tp),
+                       "must divide linear_num_key_heads = " + std::to_string(m.linear.num_k_heads));
+    kv.bytes_total = add(kv.bytes_total, state_total, kKv);
+    kv.bytes_per_gpu = add(kv.bytes_per_gpu, state_total / w.tp, kKv);
   }
   return kv;
 }
@@ -303,8 +349,12 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   const std::int64_t lm_head = mul(2 * m.d_model, m.vocab_size, kFlops);  // h W_vocab for one position
 
   // Prefill: every projection and FFN matmul on each prompt token; the LM head on the last position.
-  f.prefill.projections = mul(2 * tokens, attn_w, m.num_layers(), kFlops);
+  // Weights one token passes through in every layer's attention (softmax or linear) projections.
+  const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops),
+                                   mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
+  f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
+    if (l.linear) return linear_attention_core_flops(m, tokens);
     return attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false));
   });
   f.prefill.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
@@ -314,8 +364,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   // Decode: one token of one sequence at KV length `context`. MLA's absorbed projections (W_UK into
   // the query, W_UV after attention) cost the same as applying kv_b to the one new token.
   FlopBreakdown& d = f.decode_per_token;
-  d.projections = mul(2 * attn_w, m.num_layers(), kFlops);
+  d.projections = mul(2, mixer_w, kFlops);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
+    if (l.linear) return linear_attention_core_flops(m, 1);
     return attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
   d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
@@ -361,12 +412,14 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
   // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
   // reads only the current chunk's keys.
-  const std::int64_t read_tokens = kinds.sum(kBytes, [&](const LayerSpec& l) {
+  const std::int64_t read_tokens = kinds.sum(kBytes, [&](const LayerSpec& l) -> std::int64_t {
+    if (l.linear) return 0;
     return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
   b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);
-  b.step = add(add(b.weights, b.kv_read, kBytes), b.kv_written, kBytes);
+  b.state = mul(2 * w.batch, c.kv_cache.state_bytes_per_sequence, kBytes);
+  b.step = add(add(b.weights, b.kv_read, kBytes), add(b.kv_written, b.state, kBytes), kBytes);
   b.per_token = static_cast<std::int64_t>(std::llround(static_cast<double>(b.step) / static_cast<double>(w.batch)));
   b.arithmetic_intensity = static_cast<double>(c.flops.decode_step) / static_cast<double>(b.step);
   return c;

@@ -651,6 +651,47 @@ void parse_seed_oss(const JsonFields& f, ModelSpec& m) {
   m.ffn.bias = f.optional_bool("mlp_bias", false);
 }
 
+// Qwen3NextConfig (Qwen3-Next): a hybrid of Gated DeltaNet linear attention and gated softmax
+// attention. layer_types (else: every full_attention_interval-th layer, default 4, has softmax attention,
+// the rest linear) names each layer. Softmax layers: 16 heads of 256, 2 KV heads, q/k norms over
+// head_dim, q_proj twice as wide for the output gate, biases with attention_bias. Linear layers: 16 key
+// heads and 32 value heads of 128, a convolution of 4. Qwen2-MoE's experts (512 of 512, top 10) with a
+// gated shared expert of shared_expert_intermediate_size (512), on every layer by default; untied.
+// The checkpoints' mtp.* weights (Qwen3-Next-80B-A3B: one module) are not in the config or the model.
+void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{256, false, 2};
+  d.hidden = 2048, d.layers = 48, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = true;
+  m.attention.output_gate = true;
+  LinearAttentionSpec& la = m.linear;
+  la.num_k_heads = int_or(f, "linear_num_key_heads", 16);
+  la.num_v_heads = int_or(f, "linear_num_value_heads", 32);
+  la.head_k_dim = int_or(f, "linear_key_head_dim", 128);
+  la.head_v_dim = int_or(f, "linear_value_head_dim", 128);
+  la.conv_kernel = int_or(f, "linear_conv_kernel_dim", 4);
+  if (f.has("layer_types")) {
+    const auto& types = f.at("layer_types");
+    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+      throw InputError(f.name("layer_types"), json_value_text(types),
+                       "must be a list of " + int_text(m.num_layers()) + " layer types");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != "full_attention" && types[i] != "linear_attention")
+        throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                         "unknown layer type (expected full_attention or linear_attention)");
+      m.layers[i].linear = types[i] == "linear_attention";
+    }
+  } else {
+    const std::int64_t interval = int_or(f, "full_attention_interval", 4);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].linear = static_cast<std::int64_t>(i + 1) % interval != 0;
+  }
+  qwen_moe_layers(f, m, 512, 512, 10);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = int_or(f, "shared_expert_intermediate_size", 512);
+  m.moe.shared_gate = true;
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -688,6 +729,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"cohere2", parse_cohere2},
       {"phi", parse_phi},
       {"seed_oss", parse_seed_oss},
+      {"qwen3_next", parse_qwen3_next},
   };
   return table;
 }

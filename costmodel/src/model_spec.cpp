@@ -1,7 +1,8 @@
 #include "mhacfg/costmodel/model_spec.hpp"
 
-#include "mhacfg/costmodel/checked.hpp"
+#include <algorithm>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -66,6 +67,10 @@ std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) 
   return layers;
 }
 
+std::int64_t ModelSpec::num_attention_layers() const {
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.linear; });
+}
+
 void validate(const ModelSpec& m) {
   require_positive(m.d_model, "d_model");
   require_positive(m.vocab_size, "vocab_size");
@@ -110,6 +115,22 @@ void validate(const ModelSpec& m) {
     if (l.window > 0 && l.chunk > 0)
       throw InputError(at + ".chunk", std::to_string(l.chunk),
                        "a layer slides a window (" + std::to_string(l.window) + ") or attends in chunks, not both");
+    if (l.linear && (l.window > 0 || l.chunk > 0))
+      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
+                       "a linear-attention layer has no window or chunk");
+  }
+  if (a.output_gate && a.variant == AttentionVariant::mla)
+    throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
+  if (std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.linear; })) {
+    const LinearAttentionSpec& la = m.linear;
+    require_positive(la.num_k_heads, "linear_num_key_heads");
+    require_positive(la.num_v_heads, "linear_num_value_heads");
+    require_positive(la.head_k_dim, "linear_key_head_dim");
+    require_positive(la.head_v_dim, "linear_value_head_dim");
+    require_positive(la.conv_kernel, "linear_conv_kernel_dim");
+    if (la.num_v_heads % la.num_k_heads != 0)
+      throw InputError("linear_num_key_heads", std::to_string(la.num_k_heads),
+                       "must divide linear_num_value_heads = " + std::to_string(la.num_v_heads));
   }
   bool any_moe = false;
   for (const auto& l : m.layers) any_moe = any_moe || l.moe;

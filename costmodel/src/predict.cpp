@@ -66,6 +66,10 @@ Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   return predict("gemm", f, range_point(f), dtype);
 }
 
+Prediction Predictor::linear_attention(const OpFeatures& f, Phase phase, DType dtype) const {
+  return predict(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode", f, range_point(f), dtype);
+}
+
 namespace {
 void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
@@ -102,7 +106,29 @@ namespace {
 
 struct Accum {
   Prediction core, projections, ffn, lm_head;
+  bool softmax_core_calibrated = true;  // the core's ops but linear attention's came from fitted classes
 };
+
+// One GPU's share (tp) of a linear-attention layer's core for `batch` sequences of q_len new tokens:
+// the counted FLOPs; the state read and written once, and the core's inputs (q, k, v, beta, alpha) and
+// output per token, all in the state's dtype.
+OpFeatures linear_attention_features(const ModelSpec& m, const Workload& w, std::int64_t batch, std::int64_t q_len) {
+  const LinearAttentionSpec& la = m.linear;
+  const double tp = double(w.tp);
+  const double elem = double(dtype_bits(w.state_dtype)) / 8.0;
+  const double tokens = double(batch * q_len);
+  OpFeatures f;
+  f.flop = double(linear_attention_core_flops(m, batch * q_len)) / tp;
+  const double state = 2.0 * double(batch) * double(linear_attention_state_elements(m)) * elem / tp;
+  f.bytes = state + tokens * double(la.conv_dim() + la.value_dim() + 2 * la.num_v_heads) * elem / tp;
+  f.streams = double(batch) * double(la.num_v_heads) / tp;
+  f.rows = double(q_len);
+  f.unit_flop = f.flop / std::max(1.0, f.streams);
+  return f;
+}
+
+void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
+              Accum& acc, double times);
 
 // One layer's ops on one GPU under tensor parallelism `tp`, for `tokens` new tokens of `batch`
 // sequences with queries of q_len against kv_len keys.
@@ -115,6 +141,19 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
   const DType wd = w.weight_dtype;
+  if (layer.linear) {
+    const LinearAttentionSpec& la = m.linear;
+    const std::int64_t kh = la.num_k_heads / tp, vh = la.num_v_heads / tp;
+    // in_proj_qkvz and in_proj_ba as one GEMM; the core; out_proj.
+    accumulate(acc.projections, p.gemm({tokens, 2 * kh * la.head_k_dim + 2 * vh * la.head_v_dim + 2 * vh, d}, wd), times);
+    accumulate(acc.core,
+               p.linear_attention(linear_attention_features(m, w, batch, q_len), decode ? Phase::decode : Phase::prefill,
+                                  w.state_dtype),
+               times);
+    accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
+    ffn_time(m, layer, w, p, tokens, acc, times);
+    return;
+  }
   AttentionShape s = layer_attention_shape(m, layer, batch, q_len, kv_len, decode);
   s.num_q_heads = heads;
   if (a.variant == AttentionVariant::mla) {
@@ -135,12 +174,22 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     }
   } else {
     s.num_kv_heads = kv_heads_per_gpu;
-    accumulate(acc.projections,
-               p.gemm({tokens, heads * a.head_dim + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
+    const std::int64_t q_width = heads * a.head_dim * (a.output_gate ? 2 : 1);  // + the output gate
+    accumulate(acc.projections, p.gemm({tokens, q_width + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
   }
-  accumulate(acc.core, p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype), times);
+  const Prediction core = p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype);
+  accumulate(acc.core, core, times);
+  acc.softmax_core_calibrated = acc.softmax_core_calibrated && core.calibrated;
   accumulate(acc.projections, p.gemm({tokens, d, heads * a.v_head_dim}, wd), times);
+  ffn_time(m, layer, w, p, tokens, acc, times);
+}
 
+// One layer's FFN or experts on one GPU for `tokens` tokens.
+void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
+              Accum& acc, double times) {
+  const std::int64_t tp = w.tp;
+  const std::int64_t d = m.d_model;
+  const DType wd = w.weight_dtype;
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe) {
     const std::int64_t f = m.ffn.ffn_dim / tp;
@@ -219,12 +268,21 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_comm_ms = 2.0 * layers * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
-  for (const Accum* a : {&pre, &dec})
+  for (const Accum* a : {&pre, &dec}) {
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
       t.calibrated = t.calibrated && x->calibrated;
       t.extrapolated = t.extrapolated || x->extrapolated;
     }
+    for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
+      t.calibrated_but_linear = t.calibrated_but_linear && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
+  }
   return t;
+}
+
+std::string time_basis(const ModelTimes& a, const ModelTimes& b) {
+  if (a.calibrated && b.calibrated) return "calibrated";
+  if (a.calibrated_but_linear && b.calibrated_but_linear) return "calibrated, linear attention roofline";
+  return "uncalibrated roofline";
 }
 
 }  // namespace mhacfg

@@ -275,3 +275,29 @@ TEST_CASE("flags --attention-chunk and --global-every make a model's layers loca
   bad = run({"analyze", "--model", "llama-3-8b", "--sliding-window", "64", "--global-every", "0"});
   CHECK(bad.err.find("--global-every = 0") != std::string::npos);
 }
+
+TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weights and state, in the state's dtype", "[cli]") {
+  const std::string next = std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-next-80b-a3b-instruct.json";
+  const CliResult r = run({"analyze", "--hf-config", next, "--context", "65536", "--state-dtype", "fp32"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("48 layers (36 linear attention, 12 global)") != std::string::npos);
+  const auto line = [&](const std::string& name) {
+    std::istringstream lines(r.out);
+    for (std::string l; std::getline(lines, l);)
+      if (l.rfind("  " + name + " ", 0) == 0) return l;
+    return std::string();
+  };
+  CHECK(line("linear attention per layer").find("33,718,464") != std::string::npos);
+  // fp32: (32 x 128 x 128 + 8192 x 3) x 4 bytes per layer, 36 layers.
+  CHECK(line("state per layer").find("2,195,456") != std::string::npos);
+  CHECK(line("state per layer").find("fp32") != std::string::npos);
+  CHECK(line("state per sequence").find("79,036,416") != std::string::npos);
+  CHECK(r.out.find("K and V, softmax-attention layers") != std::string::npos);
+  // Windows asked for by flags go to the softmax layers only.
+  const CliResult w = run({"analyze", "--hf-config", next, "--sliding-window", "4096", "--global-every", "8"});
+  REQUIRE(w.code == 0);
+  CHECK(w.out.find("48 layers (36 linear attention, 6 with 4096-token windows, 6 global)") != std::string::npos);
+  expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
+                     "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
+  expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
+}

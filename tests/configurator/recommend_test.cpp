@@ -320,6 +320,30 @@ TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cac
   CHECK(plain.ranked.front().rationale.front().find(" layers") == std::string::npos);
 }
 
+TEST_CASE("a hybrid model's linear-attention layers and output gate stay; its state joins each sequence's share", "[recommend]") {
+  RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
+  o.tp = 2;
+  o.quality = QualityTolerance::balanced;
+  const Recommendation r = rec(o);
+  REQUIRE_FALSE(r.ranked.empty());
+  REQUIRE(r.base_design);
+  for (const auto& c : r.ranked) {
+    CHECK(c.spec.num_attention_layers() == 12);
+    CHECK(c.spec.attention.output_gate);
+    const KvCacheCounts& kv = c.counts.kv_cache;
+    // 12 softmax layers hold the context, 36 linear layers a fixed bf16 state, split over 2 GPUs.
+    CHECK(kv.state_bytes_per_sequence == 36 * (32 * 128 * 128 + 8192 * 3) * 2);
+    const double kv_per_gpu = double(kv.bytes_per_token_per_layer) * 12 * 65536 /
+                              double(std::min<std::int64_t>(c.spec.attention.num_kv_heads, 2));
+    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(kv_per_gpu + double(kv.state_bytes_per_sequence) / 2));
+    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 linear attention, 12 global), "));
+    CHECK_THAT(c.rationale.front(), Catch::Contains(" of it linear-attention state, bf16)"));
+    CHECK_THAT(c.rationale[1], Catch::Contains("(calibrated, linear attention roofline"));
+  }
+  // Each candidate's parameters hold the model's budget: the experts' width absorbs the attention's difference.
+  for (const auto& c : r.ranked) CHECK(std::abs(double(c.counts.params.total) / 79'674'391'296.0 - 1) < 0.01);
+}
+
 TEST_CASE("a model that does not fit is reported with its own sizes and the reason", "[recommend][constraints]") {
   RecommendOptions o = of_model("llama-3-70b", 8192);  // 141 GB of bf16 weights on one 141 GB H200
   const Recommendation r = rec(o);

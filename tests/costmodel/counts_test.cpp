@@ -220,3 +220,45 @@ TEST_CASE("spec validation names the field", "[counts][errors]") {
   w.batch = 0;
   CHECK_THROWS_WITH(validate(w), "batch = 0: must be positive");
 }
+
+TEST_CASE("a hybrid model: linear-attention layers count their own weights and hold a fixed state", "[counts][kv][errors]") {
+  // small() with its first 3 layers Gated DeltaNet (2 key heads, 4 value heads of 32, a convolution of 4).
+  ModelSpec m = small();
+  m.linear = LinearAttentionSpec{2, 4, 32, 32, 4};
+  for (int i = 0; i < 3; ++i) m.layers[static_cast<std::size_t>(i)].linear = true;
+  validate(m);
+  const ParamCounts dense = count_params(small());
+  const ParamCounts p = count_params(m);
+  // key_dim 64, value_dim 128, conv_dim 256: in_proj 512 x (2 x 64 + 2 x 128 + 2 x 4), out_proj 128 x 512,
+  // conv 256 x 4, dt_bias and A_log 4 each, the norm 32.
+  CHECK(p.linear_attention_per_layer == 512 * 392 + 128 * 512 + 256 * 4 + 8 + 32);
+  CHECK(p.attention == dense.attention_per_layer);
+  CHECK(p.total == dense.total - 3 * dense.attention_per_layer + 3 * p.linear_attention_per_layer);
+  Workload w;
+  w.batch = 3;
+  w.context = 1000;
+  const KvCacheCounts kv = count_kv_cache(m, w);
+  CHECK(kv.bytes_per_token == 2 * 64 * 2 * 2);  // one softmax layer's K and V
+  CHECK(kv.layer_tokens == 1000);
+  CHECK(kv.state_bytes_per_layer == (4 * 32 * 32 + 256 * 3) * 2);
+  CHECK(kv.bytes_total == 3 * (1000 * 512 + 3 * kv.state_bytes_per_layer));
+  // A step: the softmax layer's projections and the linear layers' in and out projections per token.
+  const FlopCounts f = count_flops(m, w);
+  CHECK(f.decode_per_token.projections == 2 * (dense.attention_per_layer + 3 * (512 * 392 + 128 * 512)));
+  CHECK(f.decode_per_token.attention_core == 2 * 2 * 8 * 64 * 1000 + 3 * (6 * 4 * 32 * 32 + 2 * 256 * 4));
+  // Input errors name the field.
+  ModelSpec bad = m;
+  bad.layers[0].window = 128;
+  CHECK_THROWS_WITH(validate(bad), "layers[0].window = 128: a linear-attention layer has no window or chunk");
+  bad = m;
+  bad.linear.num_k_heads = 3;
+  CHECK_THROWS_WITH(validate(bad), "linear_num_key_heads = 3: must divide linear_num_value_heads = 4");
+  bad = m;
+  bad.linear.conv_kernel = 0;
+  CHECK_THROWS_WITH(validate(bad), "linear_conv_kernel_dim = 0: must be positive");
+  w.tp = 4;  // 8 query heads and 2 KV heads split or replicate; 2 linear key heads do not
+  CHECK_THROWS_WITH(count_kv_cache(m, w), "tp = 4: must divide linear_num_key_heads = 2");
+  ModelSpec gated_mla = fixture("deepseek-v2-lite");
+  gated_mla.attention.output_gate = true;
+  CHECK_THROWS_WITH(validate(gated_mla), "output_gate = true: a gate on the attention output is not modelled for MLA");
+}

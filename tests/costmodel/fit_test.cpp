@@ -449,3 +449,51 @@ TEST_CASE("a MoE layer's routed experts are predicted as one grouped GEMM per ma
   const double expert_bytes = 32.0 * 2 * 3 * 4096 * 14336 * 2;
   CHECK(t.decode_ffn_ms - 32 * 3 * 0.010 == Approx(expert_bytes / 4e12 * 1e3).epsilon(0.01));
 }
+
+TEST_CASE("a linear-attention layer: calibrated projections, its core the roofline of its state and FLOPs", "[fit][model]") {
+  // Qwen3-Next decoding 4 sequences at 8192 tokens on a profile that calibrates GEMMs and softmax
+  // attention (10 us per launch) but has no linear_attention class: the 36 Gated DeltaNet layers' cores
+  // are each max(FLOPs / peak, bytes / bandwidth), the bytes being the bf16 state read and written once
+  // (32 x 128 x 128 recurrent + 8192 x 3 conv elements per sequence) and the 4 tokens' q, k, v, beta,
+  // alpha and output; the FLOPs the delta rule's 6 x 128 x 128 per value head and the convolution's
+  // 2 x 8192 x 4, per token.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-next-80b-a3b-instruct.json");
+  Profile prof;
+  prof.name = "launch";
+  prof.kind = "gpu";
+  prof.spec.mem_bw_bytes_per_s = 4e12;
+  prof.spec.peak_flop_per_s["bf16"] = 800e12;
+  OpModel model = roofline_model(800e12, 4e12);
+  model.t0_s = 10e-6;
+  OpFit fit;
+  fit.model = model;
+  for (const char* cls : {"gemm", "attention/decode", "attention/prefill"}) prof.ops[cls] = fit;
+  const Predictor p(prof);
+  Workload w;
+  w.batch = 4;
+  w.context = 8192;
+  w.prompt_len = 1024;
+  const ModelTimes t = predict_model(m, w, p);
+  CHECK_FALSE(t.calibrated);
+  CHECK(t.calibrated_but_linear);
+  CHECK(time_basis(t) == "calibrated, linear attention roofline");
+  const double state_bytes = 2.0 * 4 * (32 * 128 * 128 + 8192 * 3) * 2;
+  const double io_bytes = 4.0 * (8192 + 4096 + 64) * 2;
+  const double flops = 4.0 * (6 * 32 * 128 * 128 + 2 * 8192 * 4);
+  const double linear_ms = std::max(flops / 800e12, (state_bytes + io_bytes) / 4e12) * 1e3;
+  AttentionShape s = layer_attention_shape(m, m.layers[3], 4, 1, 8192, true);
+  const double softmax_ms = p.attention(s, Phase::decode, DType::bf16).time_ms;
+  CHECK(t.decode_attention_core_ms == Approx(36 * linear_ms + 12 * softmax_ms).epsilon(1e-9));
+  // The projections: in_proj_qkvz with in_proj_ba, and out_proj, in each linear layer; q (with the
+  // gate), k and v as one GEMM, and o, in each softmax layer.
+  const double projections = 36 * (p.gemm({4, 12288 + 64, 2048}, DType::bf16).time_ms + p.gemm({4, 2048, 4096}, DType::bf16).time_ms) +
+                             12 * (p.gemm({4, 8192 + 1024, 2048}, DType::bf16).time_ms + p.gemm({4, 2048, 4096}, DType::bf16).time_ms);
+  CHECK(t.decode_projections_ms == Approx(projections).epsilon(1e-9));
+  // A profile that carries the class uses it, and the times are calibrated.
+  prof.ops["linear_attention/decode"] = fit;
+  prof.ops["linear_attention/prefill"] = fit;
+  const ModelTimes all = predict_model(m, w, Predictor(prof));
+  CHECK(all.calibrated);
+  CHECK(time_basis(all) == "calibrated");
+  CHECK(all.decode_attention_core_ms == Approx(36 * (linear_ms + 0.010) + 12 * softmax_ms).epsilon(1e-9));
+}

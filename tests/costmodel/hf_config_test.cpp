@@ -72,6 +72,8 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"phi-1_5", 1'418'270'720},
       {"c4ai-command-r7b-12-2024", 8'028'033'024},  // as aya-expanse-8b's, the same shapes (PUBLISHED.md)
       {"seed-oss-36b-instruct", 36'151'104'512},
+      // The Hub's 81,324,862,720 adds the checkpoint's MTP module (see the qwen3_next test).
+      {"qwen3-next-80b-a3b-instruct", 79'674'391'296},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -717,6 +719,72 @@ TEST_CASE("seed_oss: biases on q, k and v, on o only with attention_out_bias", "
   CHECK(count_params(out).total - count_params(s).total == 64 * 5120);
   const ModelSpec plain = edited("seed-oss-36b-instruct", [](nlohmann::json& j) { j.erase("attention_bias"); });
   CHECK(plain.attention.q_bias);  // SeedOssConfig's default
+}
+
+TEST_CASE("qwen3_next: Gated DeltaNet layers with a fixed state, gated attention every fourth layer", "[hf_config][kv]") {
+  const ModelSpec q = fixture("qwen3-next-80b-a3b-instruct");
+  REQUIRE(q.num_layers() == 48);
+  for (std::size_t i = 0; i < 48; ++i) CHECK(q.layers[i].linear == ((i + 1) % 4 != 0));
+  CHECK(q.num_attention_layers() == 12);
+  CHECK(q.attention.output_gate);
+  CHECK(q.attention.qk_norm);
+  CHECK(q.attention.variant == AttentionVariant::gqa);
+  const ParamCounts p = count_params(q);
+  // The tensor shapes of transformers' Qwen3NextAttention: q_proj 8192 x 2048 (queries and the gate),
+  // k_proj and v_proj 512 x 2048, o_proj 2048 x 4096, q_norm and k_norm 256.
+  CHECK(p.attention_per_layer == 8192LL * 2048 + 2 * 512 * 2048 + 2048 * 4096 + 2 * 256);
+  // Qwen3NextGatedDeltaNet: in_proj_qkvz 12288 x 2048, in_proj_ba 64 x 2048, conv1d 8192 x 1 x 4,
+  // dt_bias and A_log 32 each, norm 128, out_proj 2048 x 4096.
+  CHECK(p.linear_attention_per_layer == 12288LL * 2048 + 64 * 2048 + 8192 * 4 + 2 * 32 + 128 + 2048 * 4096);
+  CHECK(p.attention == 12 * p.attention_per_layer);
+  CHECK(p.linear_attention == 36 * p.linear_attention_per_layer);
+  // The checkpoint's one MTP module (mtp.fc, three norms, a gated-attention layer with the experts) is
+  // the rest of the Hub's total.
+  ModelSpec with_mtp = q;
+  with_mtp.extra.mtp_modules = 1;
+  CHECK(count_params(with_mtp).total + count_params(with_mtp).mtp == 81'324'862'720);
+  // The KV cache grows in the 12 softmax layers only; the 36 linear layers hold a 32 x 128 x 128
+  // recurrent state and the convolution's last 3 inputs of 8192 channels, whatever the context.
+  Workload w;
+  w.batch = 2;
+  w.context = 32768;
+  const KvCacheCounts kv = count_kv_cache(q, w);
+  CHECK(kv.bytes_per_token == 12 * 2 * 2 * 256 * 2);
+  CHECK(kv.state_bytes_per_layer == (32 * 128 * 128 + 8192 * 3) * 2);
+  CHECK(kv.state_bytes_per_sequence == 36 * kv.state_bytes_per_layer);
+  CHECK(kv.layer_tokens == 12 * 32768);
+  CHECK(kv.bytes_total == 2 * (12LL * 32768 * 2048 + kv.state_bytes_per_sequence));
+  w.state_dtype = DType::fp32;  // transformers keeps the recurrent state in float32
+  CHECK(count_kv_cache(q, w).state_bytes_per_layer == (32 * 128 * 128 + 8192 * 3) * 4);
+  // At tp 4 each GPU holds one of the 2 KV heads (replicated twice) and a quarter of the linear heads.
+  w.tp = 4;
+  const KvCacheCounts kv4 = count_kv_cache(q, w);
+  CHECK(kv4.bytes_per_gpu == 2LL * 12 * 32768 * 2048 / 2 + 2 * kv4.state_bytes_per_sequence / 4);
+  w.state_dtype = DType::bf16;
+  // A decode step reads the softmax layers' caches and reads and writes each state once.
+  w.tp = 1;
+  const ModelCounts c = count_model(q, w);
+  CHECK(c.bytes.state == 2 * 2 * c.kv_cache.state_bytes_per_sequence);
+  CHECK(c.bytes.kv_read == 2LL * 12 * 32768 * 2048);
+  // Decode FLOPs of the linear layers' core: per value head 6 x 128 x 128, the convolution 2 x 8192 x 4.
+  Workload short_ctx = w;
+  short_ctx.context = 1;
+  const std::int64_t softmax_core = count_flops(q, short_ctx).decode_per_token.attention_core -
+                                    36 * (6LL * 32 * 128 * 128 + 2 * 8192 * 4);
+  CHECK(softmax_core == 12 * 2 * 2 * 16 * 256);  // one key: q k and p v for 16 heads of 256
+  // layer_types, when given, names the layers; an unknown type is refused.
+  const ModelSpec typed = edited("qwen3-next-80b-a3b-instruct", [](nlohmann::json& j) {
+    std::vector<std::string> t(48, "full_attention");
+    t[0] = "linear_attention";
+    j["layer_types"] = t;
+  });
+  CHECK(typed.num_attention_layers() == 47);
+  CHECK_THROWS_WITH(edited("qwen3-next-80b-a3b-instruct",
+                           [](nlohmann::json& j) { j["layer_types"] = std::vector<std::string>(48, "sliding_attention"); }),
+                    Catch::Contains("layer_types[0] = \"sliding_attention\": unknown layer type (expected full_attention or "
+                                    "linear_attention)"));
+  CHECK_THROWS_WITH(edited("qwen3-next-80b-a3b-instruct", [](nlohmann::json& j) { j["linear_num_key_heads"] = 12; }),
+                    Catch::Contains("linear_num_key_heads = 12: must divide linear_num_value_heads = 32"));
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

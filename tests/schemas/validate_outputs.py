@@ -60,6 +60,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "gpt-oss-20b.json"), "--target", "h200-sxm-cudnn"],
              ["--hf-config", str(hf / "llama-4-scout-17b-16e-instruct.json"), "--context", "131072", "--tp", "4"],
              ["--hf-config", str(hf / "olmo-2-0325-32b.json")],
+             ["--hf-config", str(hf / "qwen3-next-80b-a3b-instruct.json"), "--context", "65536", "--tp", "2",
+              "--target", "h200-sxm-cudnn", "--state-dtype", "fp32"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -74,16 +76,23 @@ check("recommend", mla, "recommend with MLA")
 none = json.loads(run(["recommend", "--params", "70B", "--target", "rtx-4090", "--format", "json"], expect=1))
 check("recommend", none, "recommend (infeasible)")
 assert none["feasible"] is False and "closest" in none
-for fixture, ranked in (("llama-3-8b.json", True), ("qwen3-30b-a3b.json", False)):
+for fixture, ranked, tp in (("llama-3-8b.json", True, "1"), ("qwen3-30b-a3b.json", False, "1"),
+                            ("qwen3-next-80b-a3b-instruct.json", False, "2")):
     own = json.loads(run(["recommend", "--hf-config", str(hf / fixture), "--seq", "32768", "--target",
-                          "h200-sxm-cudnn", "--format", "json"]))
+                          "h200-sxm-cudnn", "--tp", tp, "--format", "json"]))
     check("recommend", own, "recommend --hf-config " + fixture)
     assert (own["model_design"]["rank"] is not None) == ranked, own["model_design"]
 
 cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2",
                      "model=llama-3-8b,attention-chunk=8192,global-every=4", str(hf / "gemma-3-4b-pt.json"),
-                     "--format", "json"]))
+                     str(hf / "qwen3-next-80b-a3b-instruct.json"), "--format", "json"]))
 check("compare", cmp, "compare")
+# A hybrid model's linear-attention layers and state reach scripts.
+nxt = next(a for a in analyses if a["model"]["family"] == "qwen3_next")
+assert nxt["model"]["layer_pattern"]["linear_attention_layers"] == 36, nxt["model"]["layer_pattern"]
+assert nxt["model"]["linear_attention"]["num_v_heads"] == 32 and nxt["model"]["attention"]["output_gate"] is True
+assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes_per_sequence"] > 0, nxt["kv_cache"]
+assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
 
 for name in json.loads(run(["profiles", "--format", "json"]))["profiles"]:
     check("profile", json.loads(run(["profiles", "show", name["name"], "--format", "json"])), "profile " + name["name"])

@@ -28,6 +28,7 @@ struct RecommendOptions {
   std::optional<std::int64_t> batch;    // default: the largest batch that fits
   std::int64_t tp = 1;
   DType kv_dtype = DType::bf16;
+  DType state_dtype = DType::bf16;  // linear-attention state (a hybrid model's)
   DType weight_dtype = DType::bf16;
   Objective objective = Objective::balanced;
   QualityTolerance quality = QualityTolerance::conservative;

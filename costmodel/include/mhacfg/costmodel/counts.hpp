@@ -18,6 +18,7 @@ struct Workload {
   DType kv_dtype = DType::bf16;
   DType weight_dtype = DType::bf16;
   std::int64_t tp = 1;  // tensor-parallel degree
+  DType state_dtype = DType::bf16;  // linear-attention state (recurrent and conv), as engines keep it
 };
 void validate(const Workload& w);
 
@@ -25,8 +26,10 @@ struct ParamCounts {
   std::int64_t total = 0;      // unique trainable parameters of the main model
   std::int64_t embedding = 0;  // token embedding (+ learned positions)
   std::int64_t lm_head = 0;    // untied output projection; 0 when tied to the embedding
-  std::int64_t attention = 0;  // all layers (projections, biases, MLA norms, q/k norms)
+  std::int64_t attention = 0;  // all softmax-attention layers (projections, biases, MLA norms, q/k norms)
   std::int64_t attention_per_layer = 0;
+  std::int64_t linear_attention = 0;  // all linear-attention layers (Gated DeltaNet), 0 without
+  std::int64_t linear_attention_per_layer = 0;
   std::int64_t ffn = 0;        // dense FFNs and experts, all layers
   std::int64_t router = 0;
   std::int64_t norms = 0;      // per-layer and final norms
@@ -46,15 +49,19 @@ struct KvCacheCounts {
   std::int64_t bytes_per_token = 0;                // one token held in every layer
   std::int64_t bytes_per_token_beyond_window = 0;  // growth per token once every window is full
   std::int64_t layer_tokens = 0;   // sum over layers of tokens held for one sequence at `context`
-  std::int64_t bytes_total = 0;    // batch x context, sliding windows honoured
+  std::int64_t bytes_total = 0;    // batch x context, windows and chunks honoured, + batch x state
   std::int64_t kv_heads_per_gpu = 0;  // under tp (MLA: 1 latent, held whole on each GPU)
   std::int64_t replication = 1;       // GPUs holding a copy of each KV head
-  std::int64_t bytes_per_gpu = 0;
+  std::int64_t bytes_per_gpu = 0;     // KV and linear-attention state held on one GPU
+  // Linear-attention layers: a fixed state per sequence instead of K/V per token (0 without them).
+  DType state_dtype = DType::bf16;
+  std::int64_t state_bytes_per_layer = 0;     // one sequence, one layer: recurrent + conv state
+  std::int64_t state_bytes_per_sequence = 0;  // one sequence, every linear-attention layer
 };
 
 struct FlopBreakdown {
-  std::int64_t projections = 0;     // Q, K, V, O (and MLA down/up) projections
-  std::int64_t attention_core = 0;  // Q K^T and P V
+  std::int64_t projections = 0;     // Q, K, V, O (and MLA down/up; linear attention's in/out) projections
+  std::int64_t attention_core = 0;  // Q K^T and P V; linear attention's delta rule and convolution
   std::int64_t ffn = 0;             // dense FFN, experts and router
   std::int64_t lm_head = 0;
   std::int64_t total = 0;
@@ -72,6 +79,7 @@ struct DecodeBytes {
   std::int64_t weights = 0;
   std::int64_t kv_read = 0;
   std::int64_t kv_written = 0;
+  std::int64_t state = 0;          // linear-attention state, read and written once each
   std::int64_t step = 0;           // the sum
   std::int64_t per_token = 0;      // step / batch, rounded
   double arithmetic_intensity = 0; // decode-step FLOPs per byte
@@ -92,6 +100,17 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w);
 
 // Parameters of one layer's attention block.
 std::int64_t attention_params_per_layer(const ModelSpec& m);
+// Parameters of one linear-attention layer's block (0 without linear attention).
+std::int64_t linear_attention_params_per_layer(const ModelSpec& m);
+// Matmul weights of one linear-attention layer's projections: in_proj_qkvz, in_proj_ba, out_proj.
+std::int64_t linear_attention_matmul_weights(const ModelSpec& m);
+// FLOPs of one linear-attention layer's core for `tokens` tokens: per value head and token the delta
+// rule's three products with the head_k_dim x head_v_dim state (S^T k, the rank-one update k delta^T,
+// S^T q), counted in this recurrent form in prefill too; and the depthwise convolution's multiply-adds.
+std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens);
+// Elements of one sequence's state in one linear-attention layer: the recurrent state and the last
+// conv_kernel - 1 convolution inputs.
+std::int64_t linear_attention_state_elements(const ModelSpec& m);
 // The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed).
 AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
                                      std::int64_t q_len, std::int64_t kv_len, bool decode);

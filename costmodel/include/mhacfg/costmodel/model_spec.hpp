@@ -47,8 +47,30 @@ struct AttentionSpec {
   // With qk_norm: the norms span every head's width (num_q_heads * head_dim and num_kv_heads *
   // head_dim weights), as OLMo 2's and OLMoE's do, instead of one head_dim shared by the heads.
   bool qk_norm_full_width = false;
+  // A sigmoid gate on the attention output, computed by q_proj beside the queries (Qwen3-Next's gated
+  // attention): q_proj is 2 x num_q_heads x head_dim wide.
+  bool output_gate = false;
 
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
+};
+
+// Linear attention (Qwen3-Next's Gated DeltaNet) on the layers marked `linear`: instead of a KV cache
+// the layer keeps, per sequence, a num_v_heads x head_k_dim x head_v_dim recurrent state and the last
+// conv_kernel - 1 inputs of its causal depthwise convolution over q, k and v. Its parameters:
+// in_proj_qkvz (d_model -> 2 key_dim + 2 value_dim), in_proj_ba (d_model -> 2 num_v_heads), conv1d
+// (conv_dim x conv_kernel, no bias), dt_bias and A_log (num_v_heads each), a gated RMSNorm (head_v_dim)
+// and out_proj (value_dim -> d_model), with key_dim = num_k_heads x head_k_dim, value_dim = num_v_heads x
+// head_v_dim and conv_dim = 2 key_dim + value_dim.
+struct LinearAttentionSpec {
+  std::int64_t num_k_heads = 0;
+  std::int64_t num_v_heads = 0;  // 0: no linear attention
+  std::int64_t head_k_dim = 0;
+  std::int64_t head_v_dim = 0;
+  std::int64_t conv_kernel = 0;
+
+  std::int64_t key_dim() const { return num_k_heads * head_k_dim; }
+  std::int64_t value_dim() const { return num_v_heads * head_v_dim; }
+  std::int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
 };
 
 // Per-layer structure. window == 0 and chunk == 0 mean full (global) causal attention. With a window
@@ -60,15 +82,17 @@ struct LayerSpec {
   std::int64_t window = 0;
   bool moe = false;
   std::int64_t chunk = 0;  // last: a {window, moe} initialiser keeps its meaning
+  bool linear = false;     // linear attention (ModelSpec::linear) instead of softmax attention
 
-  bool full_attention() const { return window == 0 && chunk == 0; }
+  // Softmax attention over every earlier token: the cache grows with the context.
+  bool full_attention() const { return !linear && window == 0 && chunk == 0; }
   // The most tokens the layer's cache holds: its window or chunk, else every token.
   std::int64_t local_span() const { return window > 0 ? window : chunk; }
 };
 
-// Layers that count and cost the same: the same window, chunk and MoE.
+// Layers that count and cost the same: the same window, chunk, linear attention and MoE.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
-  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe;
+  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear;
 }
 
 struct FfnSpec {
@@ -145,8 +169,11 @@ struct ModelSpec {
   MoeSpec moe;
   NormSpec norm;
   ExtraSpec extra;
+  LinearAttentionSpec linear;
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
+  // Layers with softmax attention (every layer but the linear-attention ones).
+  std::int64_t num_attention_layers() const;
 };
 
 // Variant implied by head counts for non-MLA attention: equal -> mha, one KV head -> mqa, else gqa.

@@ -34,6 +34,9 @@ class Predictor {
 
   Prediction attention(const AttentionShape& s, Phase phase, DType dtype) const;
   Prediction gemm(const GemmShape& g, DType dtype) const;
+  // Linear attention's core (op class linear_attention/prefill or /decode; no kernel of mhacfg's
+  // measures it, so unless a profile carries the class it is the roofline of its FLOPs and bytes).
+  Prediction linear_attention(const OpFeatures& f, Phase phase, DType dtype) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
 
@@ -60,7 +63,15 @@ struct ModelTimes {
   double tokens_per_s = 0;          // batch / decode step
   bool calibrated = true;           // every op came from a fitted class
   bool extrapolated = false;        // some op lay outside its calibrated range
+  // Every op but linear attention's core came from a fitted class (mhacfg has no linear-attention
+  // kernel to calibrate it with): then only that core is the roofline.
+  bool calibrated_but_linear = true;
 };
+
+// "calibrated", "calibrated, linear attention roofline" or "uncalibrated roofline", from both times'
+// flags (a candidate's at its batch and for one sequence, or one model's).
+std::string time_basis(const ModelTimes& a, const ModelTimes& b);
+inline std::string time_basis(const ModelTimes& t) { return time_basis(t, t); }
 
 ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& p);
 
