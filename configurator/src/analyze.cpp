@@ -92,7 +92,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"router_bias", m.moe.router_bias}};
   if (pattern.linear > 0) {
     const LinearAttentionSpec& la = m.linear;
-    j["linear_attention"] = {{"kind", "gated_deltanet"},         {"num_k_heads", la.num_k_heads},
+    j["linear_attention"] = {{"kind", std::string(to_string(la.kind))},         {"num_k_heads", la.num_k_heads},
                              {"num_v_heads", la.num_v_heads},    {"head_k_dim", la.head_k_dim},
                              {"head_v_dim", la.head_v_dim},      {"conv_kernel", la.conv_kernel}};
   }
@@ -113,13 +113,21 @@ nlohmann::json model_json(const ModelSpec& m) {
   return j;
 }
 
+std::string linear_kind_text(LinearKind k) { return k == LinearKind::mamba2 ? "Mamba2" : "Gated DeltaNet"; }
+
+std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
+  return "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) is the roofline of " +
+         profile.name + "'s ceilings: no kernel of mhacfg's measures it; its projections and the softmax layers are " +
+         (profile.calibrated() ? "calibrated." : "the roofline too.");
+}
+
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
   if (p.windows.empty() && p.chunks.empty() && p.linear == 0) return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
-  if (p.linear > 0) part(std::to_string(p.linear) + " linear attention");
+  if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
   for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
   for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
   if (p.global > 0) part(std::to_string(p.global) + " global");
@@ -216,7 +224,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(params, "attention", p.attention, fmt_count(double(p.attention)), hybrid ? "softmax-attention layers" : "all layers");
   row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
   if (hybrid) {
-    row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), "Gated DeltaNet layers");
+    row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), linear_kind_text(m.linear.kind) + " layers");
     row(params, "linear attention per layer", p.linear_attention_per_layer, fmt_count(double(p.linear_attention_per_layer)));
   }
   row(params, "ffn", p.ffn, fmt_count(double(p.ffn)), p.router ? "dense FFNs + experts" : "");
@@ -310,6 +318,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
     if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
     r.tables.push_back(tt);
+    if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
     if (!fits)
       r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
                         fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +

@@ -176,6 +176,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   }
   r.json = {{"schema_version", kSchemaVersion}, {"command", "compare"}, {"workload", workload_json(w)},
             {"target", profile.name}, {"memory_fraction", o.memory_fraction}, {"models", items}};
+  for (const auto& m : models)
+    if (m.num_attention_layers() < m.num_layers()) {
+      r.notes.push_back(linear_roofline_note(m, profile));
+      break;
+    }
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
   return r;

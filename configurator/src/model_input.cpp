@@ -106,7 +106,8 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
 
 // --sliding-window or --attention-chunk make every layer local (each replaces the other kind);
 // --global-every N then makes every N-th layer global and the others local with the model's local span.
-// A hybrid model's linear-attention layers stay as they are: only softmax layers are local or global.
+// A hybrid model's linear-attention layers stay as they are: only softmax layers are local or global, and
+// N counts softmax layers.
 void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   if (f.sliding_window.value_or(0) > 0 && f.attention_chunk.value_or(0) > 0)
     throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
@@ -125,12 +126,16 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   if (local == m.layers.end())
     throw InputError("--global-every", std::to_string(every),
                      "no layer is local to make global (add --sliding-window or --attention-chunk)");
-  if (every > m.num_layers())
-    throw InputError("--global-every", std::to_string(every), "must not exceed the " + std::to_string(m.num_layers()) + " layers");
+  const std::int64_t softmax = m.num_attention_layers();
+  if (every > softmax)
+    throw InputError("--global-every", std::to_string(every),
+                     "must not exceed the " + std::to_string(softmax) +
+                         (softmax < m.num_layers() ? " softmax-attention layers" : " layers"));
   set_all(local->window, local->chunk);
-  for (std::int64_t i = every - 1; i < m.num_layers(); i += every) {
-    m.layers[static_cast<std::size_t>(i)].window = 0;
-    m.layers[static_cast<std::size_t>(i)].chunk = 0;
+  std::int64_t k = 0;
+  for (auto& l : m.layers) {
+    if (l.linear) continue;
+    if (++k % every == 0) l.window = l.chunk = 0;
   }
 }
 

@@ -199,8 +199,10 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
   const Predictor pred(p);
   for (const auto& m : models) {
     if (!m.highlight) continue;
-    Workload one = w;
-    const LayerSpec layer = m.spec.layers.front();
+    // A softmax-attention layer (a hybrid model's first may be linear attention; a model of linear layers only has none).
+    const auto softmax = std::find_if(m.spec.layers.begin(), m.spec.layers.end(), [](const LayerSpec& l) { return !l.linear; });
+    if (softmax == m.spec.layers.end()) continue;
+    const LayerSpec layer = *softmax;
     SvgSeries s;
     s.name = "predicted: " + m.label;
     s.line = false;
@@ -216,9 +218,9 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
     const AttentionShape pre = layer_attention_shape(m.spec, layer, 1, w.prompt_len, w.prompt_len, false);
     add("prefill attn", double(attention_flops(pre)), double(attention_bytes(pre, w.kv_dtype)),
         pred.attention(pre, Phase::prefill, w.kv_dtype).time_ms);
-    const GemmShape qkv{w.batch, m.spec.attention.num_q_heads * m.spec.attention.head_dim, m.spec.d_model};
+    const GemmShape qkv{w.batch, m.spec.attention.num_q_heads * m.spec.attention.head_dim * (m.spec.attention.output_gate ? 2 : 1),
+                        m.spec.d_model};
     add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.weight_dtype)), pred.gemm(qkv, w.weight_dtype).time_ms);
-    (void)one;
     plot.series.push_back(std::move(s));
   }
   plot.note = "Peak " + fmt_si(peak, "FLOP/s") + ", bandwidth " + fmt_si(bw, "B/s") +

@@ -66,7 +66,8 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
                         {"bytes_per_token", c.counts.kv_cache.bytes_per_token},
                         {"bytes_per_sequence_per_gpu", c.kv_bytes_per_seq_per_gpu},
                         {"bytes_per_gpu", c.counts.kv_cache.bytes_per_gpu},
-                        {"replication", c.counts.kv_cache.replication}}},
+                        {"replication", c.counts.kv_cache.replication},
+                        {"state_bytes_per_sequence", c.counts.kv_cache.state_bytes_per_sequence}}},
           {"flops", {{"prefill_per_sequence", c.counts.flops.prefill.total / std::max<std::int64_t>(1, c.batch)},
                      {"decode_per_token", c.counts.flops.decode_per_token.total}}},
           {"batch", c.batch},
@@ -223,6 +224,8 @@ Report recommend_report(const Recommendation& r) {
                           ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
                           : "Times are the uncalibrated roofline of " + r.profile.name +
                                 "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
+  if (o.base && o.base->num_attention_layers() < o.base->num_layers())
+    rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
   rep.notes.push_back("Memory counts weights and KV cache in " + fmt_fixed(o.memory_fraction * 100, 0) +
                       " % of device memory; activations and runtime buffers use the rest.");
   return rep;

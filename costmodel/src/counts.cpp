@@ -55,7 +55,7 @@ std::int64_t attention_matmul_weights(const ModelSpec& m) {
     const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
     return add(add(q, kv_a, kParams), add(kv_b, o, kParams), kParams);
   }
-  const std::int64_t q = mul(d, a.num_q_heads, a.head_dim * (a.output_gate ? 2 : 1), kParams);  // + the gate
+  const std::int64_t q = mul(mul(d, a.num_q_heads, a.head_dim, kParams), a.output_gate ? 2 : 1, kParams);  // + the gate
   const std::int64_t k = mul(d, a.num_kv_heads, a.head_dim, kParams);
   const std::int64_t v = mul(d, a.num_kv_heads, a.v_head_dim, kParams);
   const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
@@ -178,26 +178,41 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
   return p;
 }
 
+std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
+  const std::int64_t per_head = la.kind == LinearKind::mamba2 ? 1 : 2;
+  return add(add(mul(2 * s.k_heads, la.head_k_dim, kParams), mul(2 * s.v_heads, la.head_v_dim, kParams), kParams),
+             mul(per_head, s.v_heads, kParams), kParams);
+}
+
+namespace {
+std::int64_t linear_in_outputs(const LinearAttentionSpec& la) {
+  return linear_in_projection_outputs(la, LinearShard{la.num_k_heads, la.num_v_heads});
+}
+}  // namespace
+
 std::int64_t linear_attention_matmul_weights(const ModelSpec& m) {
   const LinearAttentionSpec& la = m.linear;
   if (la.num_v_heads == 0) return 0;
-  const std::int64_t in = add(mul(2, la.key_dim(), kParams), mul(2, la.value_dim(), kParams), kParams);  // q, k, v, z
-  const std::int64_t ba = mul(2, la.num_v_heads, kParams);                                              // beta, alpha
-  return mul(add(add(in, ba, kParams), la.value_dim(), kParams), m.d_model, kParams);                  // + out_proj
+  return mul(add(linear_in_outputs(la), la.value_dim(), kParams), m.d_model, kParams);  // in and out projections
 }
 
 std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   const LinearAttentionSpec& la = m.linear;
   if (la.num_v_heads == 0) return 0;
-  const std::int64_t conv = mul(la.conv_dim(), la.conv_kernel, kParams);  // depthwise, no bias
-  // dt_bias and A_log per value head; the gated RMSNorm's head_v_dim weights, shared by the heads.
-  const std::int64_t small = add(mul(2, la.num_v_heads, kParams), la.head_v_dim, kParams);
-  return add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams);
+  const std::int64_t conv = add(mul(la.conv_dim(), la.conv_kernel, kParams), la.conv_bias ? la.conv_dim() : 0, kParams);
+  // dt_bias and A_log (Mamba2: and D) per head; the gated RMSNorm: head_v_dim weights shared by the
+  // heads (Gated DeltaNet) or value_dim (Mamba2).
+  const bool mamba = la.kind == LinearKind::mamba2;
+  const std::int64_t small = add(mul(mamba ? 3 : 2, la.num_v_heads, kParams), mamba ? la.value_dim() : la.head_v_dim, kParams);
+  const std::int64_t bias = la.proj_bias ? add(linear_in_outputs(la), m.d_model, kParams) : 0;
+  return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);
 }
 
 std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
   const LinearAttentionSpec& la = m.linear;
-  const std::int64_t delta_rule = mul(6 * la.num_v_heads, la.head_k_dim, la.head_v_dim, kFlops);
+  // Gated DeltaNet: S^T k, k delta^T, S^T q. Mamba2: the update x B^T (dt-scaled) and the read h C.
+  const std::int64_t products = la.kind == LinearKind::mamba2 ? 2 : 3;
+  const std::int64_t delta_rule = mul(2 * products * la.num_v_heads, la.head_k_dim, la.head_v_dim, kFlops);
   const std::int64_t conv = mul(2, la.conv_dim(), la.conv_kernel, kFlops);
   return mul(tokens, add(delta_rule, conv, kFlops), kFlops);
 }
@@ -206,6 +221,32 @@ std::int64_t linear_attention_state_elements(const ModelSpec& m) {
   const LinearAttentionSpec& la = m.linear;
   if (la.num_v_heads == 0) return 0;
   return add(mul(la.num_v_heads, la.head_k_dim, la.head_v_dim, kKv), mul(la.conv_dim(), la.conv_kernel - 1, kKv), kKv);
+}
+
+LinearShard linear_shard(const ModelSpec& m, std::int64_t tp) {
+  const LinearAttentionSpec& la = m.linear;
+  const bool mamba = la.kind == LinearKind::mamba2;
+  if (la.num_v_heads % tp != 0)
+    throw InputError("tp", std::to_string(tp),
+                     std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +
+                         std::to_string(la.num_v_heads));
+  LinearShard s;
+  s.v_heads = la.num_v_heads / tp;
+  if (la.num_k_heads % tp == 0) s.k_heads = la.num_k_heads / tp;
+  else if (tp % la.num_k_heads == 0) s.k_heads = 1;
+  else
+    throw InputError("tp", std::to_string(tp),
+                     std::string("must divide ") + (mamba ? "mamba_n_groups" : "linear_num_key_heads") + " = " +
+                         std::to_string(la.num_k_heads) + " or be a multiple of it");
+  return s;
+}
+
+std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::int64_t tp) {
+  const LinearAttentionSpec& la = m.linear;
+  if (la.num_v_heads == 0) return 0;
+  const LinearShard s = linear_shard(m, tp);
+  const std::int64_t conv = add(mul(2 * s.k_heads, la.head_k_dim, kKv), mul(s.v_heads, la.head_v_dim, kKv), kKv);
+  return add(mul(s.v_heads, la.head_k_dim, la.head_v_dim, kKv), mul(conv, la.conv_kernel - 1, kKv), kKv);
 }
 
 namespace {
@@ -265,9 +306,12 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
       moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
   p.active = p.total - inactive;
   if (m.extra.mtp_modules > 0) {
-    // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last layer, shared_head norm.
+    // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last softmax-attention layer
+    // (Qwen3-Next's MTP layer has gated attention whatever its last layer is), shared_head norm.
+    const auto last = std::find_if(m.layers.rbegin(), m.layers.rend(), [](const LayerSpec& l) { return !l.linear; });
+    const LayerSpec& block = last != m.layers.rend() ? *last : m.layers.back();
     const std::int64_t module = add(add(mul(2, norm_params(m, d), kParams), mul(2 * d, d, kParams), kParams),
-                                    add(layer_params(m, m.layers.back()), norm_params(m, d), kParams), kParams);
+                                    add(layer_params(m, block), norm_params(m, d), kParams), kParams);
     p.mtp = mul(m.extra.mtp_modules, module, kParams);
   }
   p.vision = vision_params(m);
@@ -309,11 +353,9 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
                      "must divide num_kv_heads = " + std::to_string(a.num_kv_heads) + " or be a multiple of it");
   }
   if (state_total > 0) {  // linear-attention heads split over the GPUs, their state with them
-    if (m.linear.num_k_heads % w.tp != 0)
-      throw InputError("tp", std::to_string(w.tp),
-                       "must divide linear_num_key_heads = " + std::to_string(m.linear.num_k_heads));
     kv.bytes_total = add(kv.bytes_total, state_total, kKv);
-    kv.bytes_per_gpu = add(kv.bytes_per_gpu, state_total / w.tp, kKv);
+    const std::int64_t per_gpu = dtype_bytes(w.state_dtype, linear_attention_state_elements_per_gpu(m, w.tp), kKv);
+    kv.bytes_per_gpu = add(kv.bytes_per_gpu, mul(w.batch, per_gpu, linear_layer_count(m), kKv), kKv);
   }
   return kv;
 }

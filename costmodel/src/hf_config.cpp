@@ -692,6 +692,75 @@ void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
   m.moe.shared_gate = true;
 }
 
+// GraniteMoeHybridConfig (Granite 4.0, 4.0-H): layer_types names each layer "mamba" (Mamba2) or
+// "attention" (default: every layer Mamba2). Attention: heads of hidden_size / heads (no head_dim key),
+// KV heads default to the heads, attention_bias on q/k/v/o, no q/k norms (NoPE or RoPE: no weights).
+// Mamba2: mamba_n_heads (128) heads of mamba_d_head (mamba_expand x hidden_size / heads), mamba_n_groups
+// (1) groups of mamba_d_state (256), a convolution of mamba_d_conv (4) with mamba_conv_bias (true),
+// mamba_proj_bias (false). Every layer has the shared MLP (gated, shared_intermediate_size, 1024) and,
+// with num_local_experts > 0 (8), the experts (gated, intermediate_size wide, top num_experts_per_tok, 2)
+// behind a router without bias; two RMSNorms per layer; untied unless tie_word_embeddings.
+void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 0};
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 11008, d.vocab = 32000;
+  parse_llama_like(f, m, d);
+  if (f.present("head_dim")) {  // GraniteMoeHybridAttention ignores the key: hidden_size / heads
+    if (m.d_model % m.attention.num_q_heads != 0)
+      throw InputError(f.name("num_attention_heads"), int_text(m.attention.num_q_heads),
+                       "must divide hidden_size = " + int_text(m.d_model));
+    m.attention.head_dim = m.attention.v_head_dim = m.d_model / m.attention.num_q_heads;
+  }
+  attention_bias(f, m, false);
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_n_heads", 128);
+  la.num_k_heads = int_or(f, "mamba_n_groups", 1);
+  la.head_k_dim = int_or(f, "mamba_d_state", 256);
+  la.conv_kernel = int_or(f, "mamba_d_conv", 4);
+  const std::int64_t inner = m.d_model * int_or(f, "mamba_expand", 2);
+  if (f.has("mamba_d_head") && f.at("mamba_d_head") != "auto") {
+    la.head_v_dim = f.require_int("mamba_d_head");
+  } else {
+    if (inner % la.num_v_heads != 0)
+      throw InputError(f.name("mamba_n_heads"), int_text(la.num_v_heads),
+                       "must divide mamba_expand x hidden_size = " + int_text(inner));
+    la.head_v_dim = inner / la.num_v_heads;
+  }
+  if (la.head_v_dim * la.num_v_heads != inner)
+    throw InputError(f.name("mamba_d_head"), int_text(la.head_v_dim),
+                     "x mamba_n_heads must equal mamba_expand x hidden_size = " + int_text(inner));
+  la.conv_bias = f.optional_bool("mamba_conv_bias", true);
+  la.proj_bias = f.optional_bool("mamba_proj_bias", false);
+  if (f.has("layer_types")) {
+    const auto& types = f.at("layer_types");
+    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+      throw InputError(f.name("layer_types"), json_value_text(types),
+                       "must be a list of " + int_text(m.num_layers()) + " layer types");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != "mamba" && types[i] != "attention")
+        throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                         "unknown layer type (expected mamba or attention)");
+      m.layers[i].linear = types[i] == "mamba";
+    }
+  } else {
+    for (auto& l : m.layers) l.linear = true;
+  }
+  const std::int64_t shared = int_or(f, "shared_intermediate_size", 1024);
+  const std::int64_t experts = f.present("num_local_experts") ? f.require_int("num_local_experts", false) : 8;
+  if (experts < 0)
+    throw InputError(f.name("num_local_experts"), int_text(experts), "must not be negative");
+  if (experts == 0) {  // the shared MLP alone: a dense FFN
+    m.ffn.ffn_dim = shared;
+    return;
+  }
+  m.moe.num_routed_experts = experts;
+  m.moe.expert_ffn_dim = int_or(f, "intermediate_size", 11008);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = shared;
+  for (auto& l : m.layers) l.moe = true;
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -730,6 +799,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"phi", parse_phi},
       {"seed_oss", parse_seed_oss},
       {"qwen3_next", parse_qwen3_next},
+      {"granitemoehybrid", parse_granitemoehybrid},
   };
   return table;
 }

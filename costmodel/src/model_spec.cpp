@@ -67,6 +67,20 @@ std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) 
   return layers;
 }
 
+std::string_view to_string(LinearKind k) {
+  switch (k) {
+    case LinearKind::gated_deltanet: return "gated_deltanet";
+    case LinearKind::mamba2: return "mamba2";
+  }
+  return "?";
+}
+
+std::int64_t LinearAttentionSpec::key_dim() const { return mul(num_k_heads, head_k_dim, "linear-attention key width"); }
+std::int64_t LinearAttentionSpec::value_dim() const { return mul(num_v_heads, head_v_dim, "linear-attention value width"); }
+std::int64_t LinearAttentionSpec::conv_dim() const {
+  return add(mul(2, key_dim(), "linear-attention conv width"), value_dim(), "linear-attention conv width");
+}
+
 std::int64_t ModelSpec::num_attention_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.linear; });
 }
@@ -123,14 +137,17 @@ void validate(const ModelSpec& m) {
     throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
   if (std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.linear; })) {
     const LinearAttentionSpec& la = m.linear;
-    require_positive(la.num_k_heads, "linear_num_key_heads");
-    require_positive(la.num_v_heads, "linear_num_value_heads");
-    require_positive(la.head_k_dim, "linear_key_head_dim");
-    require_positive(la.head_v_dim, "linear_value_head_dim");
-    require_positive(la.conv_kernel, "linear_conv_kernel_dim");
+    // Named by each kind's config keys.
+    const bool mamba = la.kind == LinearKind::mamba2;
+    require_positive(la.num_k_heads, mamba ? "mamba_n_groups" : "linear_num_key_heads");
+    require_positive(la.num_v_heads, mamba ? "mamba_n_heads" : "linear_num_value_heads");
+    require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
+    require_positive(la.head_v_dim, mamba ? "mamba_d_head" : "linear_value_head_dim");
+    require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
     if (la.num_v_heads % la.num_k_heads != 0)
-      throw InputError("linear_num_key_heads", std::to_string(la.num_k_heads),
-                       "must divide linear_num_value_heads = " + std::to_string(la.num_v_heads));
+      throw InputError(mamba ? "mamba_n_groups" : "linear_num_key_heads", std::to_string(la.num_k_heads),
+                       std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +
+                           std::to_string(la.num_v_heads));
   }
   bool any_moe = false;
   for (const auto& l : m.layers) any_moe = any_moe || l.moe;

@@ -119,8 +119,10 @@ OpFeatures linear_attention_features(const ModelSpec& m, const Workload& w, std:
   const double tokens = double(batch * q_len);
   OpFeatures f;
   f.flop = double(linear_attention_core_flops(m, batch * q_len)) / tp;
-  const double state = 2.0 * double(batch) * double(linear_attention_state_elements(m)) * elem / tp;
-  f.bytes = state + tokens * double(la.conv_dim() + la.value_dim() + 2 * la.num_v_heads) * elem / tp;
+  const LinearShard s = linear_shard(m, w.tp);
+  const double state = 2.0 * double(batch) * double(linear_attention_state_elements_per_gpu(m, w.tp)) * elem;
+  // The in projection's outputs but the gate z (value_dim wide), and the output (value_dim wide).
+  f.bytes = state + tokens * double(linear_in_projection_outputs(la, s)) * elem;
   f.streams = double(batch) * double(la.num_v_heads) / tp;
   f.rows = double(q_len);
   f.unit_flop = f.flop / std::max(1.0, f.streams);
@@ -143,9 +145,10 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const DType wd = w.weight_dtype;
   if (layer.linear) {
     const LinearAttentionSpec& la = m.linear;
-    const std::int64_t kh = la.num_k_heads / tp, vh = la.num_v_heads / tp;
-    // in_proj_qkvz and in_proj_ba as one GEMM; the core; out_proj.
-    accumulate(acc.projections, p.gemm({tokens, 2 * kh * la.head_k_dim + 2 * vh * la.head_v_dim + 2 * vh, d}, wd), times);
+    const LinearShard sh = linear_shard(m, tp);
+    const std::int64_t vh = sh.v_heads;
+    // in_proj_qkvz and in_proj_ba as one GEMM (Mamba2: in_proj); the core; out_proj.
+    accumulate(acc.projections, p.gemm({tokens, linear_in_projection_outputs(la, sh), d}, wd), times);
     accumulate(acc.core,
                p.linear_attention(linear_attention_features(m, w, batch, q_len), decode ? Phase::decode : Phase::prefill,
                                   w.state_dtype),

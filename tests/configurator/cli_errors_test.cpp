@@ -280,7 +280,7 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   const std::string next = std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-next-80b-a3b-instruct.json";
   const CliResult r = run({"analyze", "--hf-config", next, "--context", "65536", "--state-dtype", "fp32"});
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("48 layers (36 linear attention, 12 global)") != std::string::npos);
+  CHECK(r.out.find("48 layers (36 Gated DeltaNet, 12 global)") != std::string::npos);
   const auto line = [&](const std::string& name) {
     std::istringstream lines(r.out);
     for (std::string l; std::getline(lines, l);)
@@ -294,10 +294,21 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   CHECK(line("state per sequence").find("79,036,416") != std::string::npos);
   CHECK(r.out.find("K and V, softmax-attention layers") != std::string::npos);
   // Windows asked for by flags go to the softmax layers only.
-  const CliResult w = run({"analyze", "--hf-config", next, "--sliding-window", "4096", "--global-every", "8"});
+  const CliResult w = run({"analyze", "--hf-config", next, "--sliding-window", "4096", "--global-every", "4"});
   REQUIRE(w.code == 0);
-  CHECK(w.out.find("48 layers (36 linear attention, 6 with 4096-token windows, 6 global)") != std::string::npos);
+  CHECK(w.out.find("48 layers (36 Gated DeltaNet, 9 with 4096-token windows, 3 global)") != std::string::npos);
   expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
                      "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
+  // recommend keeps the linear-attention layers: --tp must split their heads, and a model without a
+  // softmax-attention layer has no heads to design.
+  expect_input_error({"recommend", "--hf-config", next, "--tp", "3"}, "--tp = 3: must divide linear_num_value_heads = 32");
+  auto j = nlohmann::json::parse(std::ifstream(next));
+  j["full_attention_interval"] = 100;
+  const std::string all_linear = temp_file("all-linear.json", j.dump());
+  const CliResult a = run({"analyze", "--hf-config", all_linear, "--format", "json"});
+  REQUIRE(a.code == 0);
+  CHECK(nlohmann::json::parse(a.out)["kv_cache"]["bytes_per_token"] == 0);
+  expect_input_error({"recommend", "--hf-config", all_linear, "--tp", "2"},
+                     "model = all-linear.json: every layer is linear attention: no softmax-attention layer whose heads to design");
 }

@@ -336,7 +336,7 @@ TEST_CASE("a hybrid model's linear-attention layers and output gate stay; its st
     const double kv_per_gpu = double(kv.bytes_per_token_per_layer) * 12 * 65536 /
                               double(std::min<std::int64_t>(c.spec.attention.num_kv_heads, 2));
     CHECK(c.kv_bytes_per_seq_per_gpu == Approx(kv_per_gpu + double(kv.state_bytes_per_sequence) / 2));
-    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 linear attention, 12 global), "));
+    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 Gated DeltaNet, 12 global), "));
     CHECK_THAT(c.rationale.front(), Catch::Contains(" of it linear-attention state, bf16)"));
     CHECK_THAT(c.rationale[1], Catch::Contains("(calibrated, linear attention roofline"));
   }

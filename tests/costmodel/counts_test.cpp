@@ -256,8 +256,19 @@ TEST_CASE("a hybrid model: linear-attention layers count their own weights and h
   bad = m;
   bad.linear.conv_kernel = 0;
   CHECK_THROWS_WITH(validate(bad), "linear_conv_kernel_dim = 0: must be positive");
-  w.tp = 4;  // 8 query heads and 2 KV heads split or replicate; 2 linear key heads do not
-  CHECK_THROWS_WITH(count_kv_cache(m, w), "tp = 4: must divide linear_num_key_heads = 2");
+  // Under tp 4 each GPU holds one of the 4 value heads' states and, replicated, one of the 2 key heads'
+  // convolution inputs (as vLLM holds Mamba2's single group on every GPU).
+  w.tp = 4;
+  const KvCacheCounts kv4 = count_kv_cache(m, w);
+  CHECK(linear_attention_state_elements_per_gpu(m, 4) == 32 * 32 + (2 * 32 + 32) * 3);
+  CHECK(kv4.bytes_per_gpu == 3 * (1000 * 512 / 2 + 3 * (32 * 32 + (2 * 32 + 32) * 3) * 2));
+  w.tp = 8;  // 8 query heads split, 2 KV heads replicate; 4 value heads cannot split 8 ways
+  CHECK_THROWS_WITH(count_kv_cache(m, w), "tp = 8: must divide linear_num_value_heads = 4");
+  ModelSpec odd = m;
+  odd.linear.num_k_heads = 3;
+  odd.linear.num_v_heads = 6;
+  w.tp = 2;
+  CHECK_THROWS_WITH(count_kv_cache(odd, w), "tp = 2: must divide linear_num_key_heads = 3 or be a multiple of it");
   ModelSpec gated_mla = fixture("deepseek-v2-lite");
   gated_mla.attention.output_gate = true;
   CHECK_THROWS_WITH(validate(gated_mla), "output_gate = true: a gate on the attention output is not modelled for MLA");

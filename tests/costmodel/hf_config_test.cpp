@@ -74,6 +74,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"seed-oss-36b-instruct", 36'151'104'512},
       // The Hub's 81,324,862,720 adds the checkpoint's MTP module (see the qwen3_next test).
       {"qwen3-next-80b-a3b-instruct", 79'674'391'296},
+      {"granite-4.0-h-small", 32'207'337'984},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -785,6 +786,60 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers with a fixed state, gated attention
                                     "linear_attention)"));
   CHECK_THROWS_WITH(edited("qwen3-next-80b-a3b-instruct", [](nlohmann::json& j) { j["linear_num_key_heads"] = 12; }),
                     Catch::Contains("linear_num_key_heads = 12: must divide linear_num_value_heads = 32"));
+  // Widths too large for exact counts are input errors, not wrapped numbers.
+  const ModelSpec huge = edited("qwen3-next-80b-a3b-instruct", [](nlohmann::json& j) { j["linear_key_head_dim"] = 1LL << 62; });
+  CHECK_THROWS_WITH(count_params(huge), Catch::Contains("would overflow"));
+  CHECK_THROWS_WITH(count_kv_cache(huge, Workload{}), Catch::Contains("would overflow"));
+  const ModelSpec wide = edited("qwen3-next-80b-a3b-instruct", [](nlohmann::json& j) { j["head_dim"] = 1LL << 61; });
+  CHECK_THROWS_WITH(count_params(wide), Catch::Contains("would overflow"));
+}
+
+TEST_CASE("granitemoehybrid: Mamba2 layers beside four attention layers, a shared MLP beside the experts", "[hf_config][kv]") {
+  const ModelSpec g = fixture("granite-4.0-h-small");
+  REQUIRE(g.num_layers() == 40);
+  for (std::size_t i = 0; i < 40; ++i) CHECK(g.layers[i].linear == (i % 10 != 5));
+  CHECK(g.linear.kind == LinearKind::mamba2);
+  CHECK(g.attention.head_dim == 128);  // hidden_size / heads
+  const ParamCounts p = count_params(g);
+  // transformers' GraniteMoeHybridMambaLayer with d_inner 8192, conv_dim 8192 + 2 x 128: in_proj
+  // 16768 x 4096 (z, x, B, C, dt), conv1d 8448 x 1 x 4 with its bias, dt_bias, A_log and D of 128,
+  // the gated norm over 8192, out_proj 4096 x 8192.
+  CHECK(p.linear_attention_per_layer == 16768LL * 4096 + 8448 * 4 + 8448 + 3 * 128 + 8192 + 4096LL * 8192);
+  CHECK(p.attention_per_layer == 4096LL * 4096 * 2 + 2LL * 4096 * 1024);
+  // Every layer: 72 experts of 768 and the shared MLP of 1536, gated; a router of 72 x 4096.
+  CHECK(p.ffn == 40 * (72LL * 3 * 4096 * 768 + 3LL * 4096 * 1536));
+  CHECK(p.router == 40LL * 72 * 4096);
+  // The state: 128 heads of 64 x 128 and 3 inputs of 8448 channels, per Mamba2 layer.
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(g, w);
+  CHECK(kv.state_bytes_per_layer == (128 * 64 * 128 + 8448 * 3) * 2);
+  CHECK(kv.bytes_per_token == 4 * 2 * 8 * 128 * 2);
+  // Under tp 2 the heads split; the single group's B and C are held by both GPUs.
+  CHECK(linear_attention_state_elements_per_gpu(g, 2) == 64 * 64 * 128 + (2 * 128 + 64 * 64) * 3);
+  // Decode FLOPs of a Mamba2 core per token: the update and the read, 2 x 2 x 128 x 64 x 128, and the
+  // convolution's 2 x 8448 x 4.
+  w.context = 1;
+  const std::int64_t core = count_flops(g, w).decode_per_token.attention_core;
+  CHECK(core == 36 * (4LL * 128 * 64 * 128 + 2 * 8448 * 4) + 4 * 2 * 2 * 32 * 128);
+  // Without experts the shared MLP is the layers' dense FFN; without layer_types every layer is Mamba2.
+  const ModelSpec dense = edited("granite-4.0-h-small", [](nlohmann::json& j) {
+    j["num_local_experts"] = 0;
+    j.erase("layer_types");
+  });
+  for (const auto& l : dense.layers) {
+    CHECK(l.linear);
+    CHECK_FALSE(l.moe);
+  }
+  CHECK(dense.ffn.ffn_dim == 1536);
+  CHECK(count_params(dense).total == 32'207'337'984 - 40LL * (72LL * 3 * 4096 * 768 + 72 * 4096) -
+                                         4 * p.attention_per_layer + 4 * p.linear_attention_per_layer);
+  CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["mamba_d_head"] = 32; }),
+                    Catch::Contains("mamba_d_head = 32: x mamba_n_heads must equal mamba_expand x hidden_size = 8192"));
+  CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["layer_types"][3] = "linear_attention"; }),
+                    Catch::Contains("layer_types[3] = \"linear_attention\": unknown layer type (expected mamba or attention)"));
+  CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["num_local_experts"] = -1; }),
+                    Catch::Contains("num_local_experts = -1: must not be negative"));
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

@@ -62,6 +62,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "olmo-2-0325-32b.json")],
              ["--hf-config", str(hf / "qwen3-next-80b-a3b-instruct.json"), "--context", "65536", "--tp", "2",
               "--target", "h200-sxm-cudnn", "--state-dtype", "fp32"],
+             ["--hf-config", str(hf / "granite-4.0-h-small.json"), "--context", "131072", "--tp", "2",
+              "--target", "h200-sxm-cudnn"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -93,6 +95,8 @@ assert nxt["model"]["layer_pattern"]["linear_attention_layers"] == 36, nxt["mode
 assert nxt["model"]["linear_attention"]["num_v_heads"] == 32 and nxt["model"]["attention"]["output_gate"] is True
 assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes_per_sequence"] > 0, nxt["kv_cache"]
 assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
+granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid")
+assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
 
 for name in json.loads(run(["profiles", "--format", "json"]))["profiles"]:
     check("profile", json.loads(run(["profiles", "show", name["name"], "--format", "json"])), "profile " + name["name"])

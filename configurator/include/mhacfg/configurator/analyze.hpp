@@ -20,6 +20,10 @@ nlohmann::json workload_json(const Workload& w);
 nlohmann::json counts_json(const ModelCounts& c);
 // "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
 std::string layer_pattern_text(const ModelSpec& m);
+// "Gated DeltaNet" or "Mamba2": a linear-attention layer kind as reports name it.
+std::string linear_kind_text(LinearKind k);
+// The note that says a hybrid model's linear-attention cores are predicted by the roofline of `profile`.
+std::string linear_roofline_note(const ModelSpec& m, const Profile& profile);
 
 Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile);
 

@@ -102,15 +102,30 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w);
 std::int64_t attention_params_per_layer(const ModelSpec& m);
 // Parameters of one linear-attention layer's block (0 without linear attention).
 std::int64_t linear_attention_params_per_layer(const ModelSpec& m);
-// Matmul weights of one linear-attention layer's projections: in_proj_qkvz, in_proj_ba, out_proj.
+// Matmul weights of one linear-attention layer's projections: in_proj_qkvz, in_proj_ba, out_proj
+// (Mamba2: in_proj, out_proj).
 std::int64_t linear_attention_matmul_weights(const ModelSpec& m);
-// FLOPs of one linear-attention layer's core for `tokens` tokens: per value head and token the delta
-// rule's three products with the head_k_dim x head_v_dim state (S^T k, the rank-one update k delta^T,
-// S^T q), counted in this recurrent form in prefill too; and the depthwise convolution's multiply-adds.
+// FLOPs of one linear-attention layer's core for `tokens` tokens: per value head and token the
+// products with the head_k_dim x head_v_dim state (Gated DeltaNet's delta rule: S^T k, the rank-one
+// update k delta^T, S^T q; Mamba2: the update x B^T and the read h C), counted in this recurrent form
+// in prefill too; and the depthwise convolution's multiply-adds.
 std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens);
 // Elements of one sequence's state in one linear-attention layer: the recurrent state and the last
 // conv_kernel - 1 convolution inputs.
 std::int64_t linear_attention_state_elements(const ModelSpec& m);
+// One GPU's share of a linear-attention layer under tensor parallelism tp: its value heads (tp must
+// divide them) and key heads (Mamba2: groups), split when tp divides them, else one per GPU, replicated
+// when tp is a multiple of them (as vLLM does Mamba2's single group). InputError otherwise.
+struct LinearShard {
+  std::int64_t k_heads = 0;
+  std::int64_t v_heads = 0;
+};
+LinearShard linear_shard(const ModelSpec& m, std::int64_t tp);
+// Outputs per token of the input projection(s) of `s`'s heads (the in GEMM's width): q and k (Mamba2:
+// C and B), v (x) and the output gate z, and per value head Gated DeltaNet's beta and alpha or Mamba2's dt.
+std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s);
+// State elements of one sequence in one linear-attention layer on one GPU.
+std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::int64_t tp);
 // The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed).
 AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
                                      std::int64_t q_len, std::int64_t kv_len, bool decode);

@@ -54,23 +54,35 @@ struct AttentionSpec {
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
 };
 
-// Linear attention (Qwen3-Next's Gated DeltaNet) on the layers marked `linear`: instead of a KV cache
-// the layer keeps, per sequence, a num_v_heads x head_k_dim x head_v_dim recurrent state and the last
-// conv_kernel - 1 inputs of its causal depthwise convolution over q, k and v. Its parameters:
-// in_proj_qkvz (d_model -> 2 key_dim + 2 value_dim), in_proj_ba (d_model -> 2 num_v_heads), conv1d
-// (conv_dim x conv_kernel, no bias), dt_bias and A_log (num_v_heads each), a gated RMSNorm (head_v_dim)
-// and out_proj (value_dim -> d_model), with key_dim = num_k_heads x head_k_dim, value_dim = num_v_heads x
-// head_v_dim and conv_dim = 2 key_dim + value_dim.
+// Linear attention on the layers marked `linear`: instead of a KV cache the layer keeps, per sequence,
+// a num_v_heads x head_k_dim x head_v_dim recurrent state and the last conv_kernel - 1 inputs of its
+// causal depthwise convolution over q, k and v, with key_dim = num_k_heads x head_k_dim, value_dim =
+// num_v_heads x head_v_dim and conv_dim = 2 key_dim + value_dim. Two kinds:
+// - gated_deltanet (Qwen3-Next): in_proj_qkvz (d_model -> 2 key_dim + 2 value_dim), in_proj_ba
+//   (d_model -> 2 num_v_heads), conv1d (conv_dim x conv_kernel), dt_bias and A_log (num_v_heads each),
+//   a gated RMSNorm of head_v_dim shared by the heads, out_proj (value_dim -> d_model).
+// - mamba2 (Granite 4.0-H; Mamba2's SSD): heads of head_v_dim = mamba_d_head, n_groups = num_k_heads
+//   groups of B and C with d_state = head_k_dim. in_proj (d_model -> z, x, B, C and dt: 2 value_dim +
+//   2 key_dim + num_v_heads), conv1d over x, B and C, dt_bias, A_log and D (num_v_heads each), a gated
+//   RMSNorm over value_dim, out_proj.
+// conv_bias and proj_bias (in and out projections) are mamba2's options; Gated DeltaNet has neither.
+enum class LinearKind { gated_deltanet, mamba2 };
+std::string_view to_string(LinearKind k);
+
 struct LinearAttentionSpec {
   std::int64_t num_k_heads = 0;
   std::int64_t num_v_heads = 0;  // 0: no linear attention
   std::int64_t head_k_dim = 0;
   std::int64_t head_v_dim = 0;
   std::int64_t conv_kernel = 0;
+  LinearKind kind = LinearKind::gated_deltanet;  // last: {heads, ..., kernel} initialisers keep their meaning
+  bool conv_bias = false;
+  bool proj_bias = false;
 
-  std::int64_t key_dim() const { return num_k_heads * head_k_dim; }
-  std::int64_t value_dim() const { return num_v_heads * head_v_dim; }
-  std::int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }
+  // Widths, overflow-checked (InputError naming the quantity).
+  std::int64_t key_dim() const;
+  std::int64_t value_dim() const;
+  std::int64_t conv_dim() const;
 };
 
 // Per-layer structure. window == 0 and chunk == 0 mean full (global) causal attention. With a window

@@ -34,8 +34,9 @@ class Predictor {
 
   Prediction attention(const AttentionShape& s, Phase phase, DType dtype) const;
   Prediction gemm(const GemmShape& g, DType dtype) const;
-  // Linear attention's core (op class linear_attention/prefill or /decode; no kernel of mhacfg's
-  // measures it, so unless a profile carries the class it is the roofline of its FLOPs and bytes).
+  // Linear attention's core (op class linear_attention/prefill or /decode). No kernel of mhacfg's
+  // measures it and no record or profile file holds the class yet, so it is the roofline of its FLOPs
+  // and bytes; a Profile built in code with the class uses its fit.
   Prediction linear_attention(const OpFeatures& f, Phase phase, DType dtype) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
