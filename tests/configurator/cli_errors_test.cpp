@@ -300,6 +300,13 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
                      "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
+  // The shipped hybrid presets are these checkpoints.
+  for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"qwen3-next-80b-a3b", 79'674'391'296},
+                                      {"granite-4.0-h-small", 32'207'337'984}}) {
+    const CliResult p = run({"analyze", "--model", preset, "--format", "json"});
+    REQUIRE(p.code == 0);
+    CHECK(nlohmann::json::parse(p.out)["params"]["total"] == total);
+  }
   // recommend keeps the linear-attention layers: --tp must split their heads, and a model without a
   // softmax-attention layer has no heads to design.
   expect_input_error({"recommend", "--hf-config", next, "--tp", "3"}, "--tp = 3: must divide linear_num_value_heads = 32");
