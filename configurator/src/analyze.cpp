@@ -12,11 +12,12 @@ namespace {
 // How many layers slide each window size, attend in each chunk size, or attend to everything.
 struct LayerPattern {
   std::map<std::int64_t, std::int64_t> windows, chunks;
-  std::int64_t global = 0, linear = 0;
+  std::int64_t global = 0, linear = 0, ffn_only = 0;
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.linear) ++linear;
+      if (l.no_mixer) ++ffn_only;
+      else if (l.linear) ++linear;
       else if (l.window > 0) ++windows[l.window];
       else if (l.chunk > 0) ++chunks[l.chunk];
       else ++global;
@@ -74,7 +75,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                         {"windows", LayerPattern::sizes(pattern.windows)},
                         {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
                         {"chunks", LayerPattern::sizes(pattern.chunks)},
-                        {"linear_attention_layers", pattern.linear}}},
+                        {"linear_attention_layers", pattern.linear},
+                        {"ffn_only_layers", pattern.ffn_only}}},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
                       {"norm",
@@ -124,13 +126,14 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty() && p.linear == 0) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0) return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
   if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
   for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
   for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
   if (p.global > 0) part(std::to_string(p.global) + " global");
+  if (p.ffn_only > 0) part(std::to_string(p.ffn_only) + " FFN only");
   return count + " (" + parts + ")";
 }
 

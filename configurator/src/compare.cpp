@@ -177,7 +177,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   r.json = {{"schema_version", kSchemaVersion}, {"command", "compare"}, {"workload", workload_json(w)},
             {"target", profile.name}, {"memory_fraction", o.memory_fraction}, {"models", items}};
   for (const auto& m : models)
-    if (m.num_attention_layers() < m.num_layers()) {
+    if (m.num_linear_layers() > 0) {
       r.notes.push_back(linear_roofline_note(m, profile));
       break;
     }

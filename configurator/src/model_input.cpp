@@ -113,7 +113,7 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
     throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
   auto set_all = [&](std::int64_t window, std::int64_t chunk) {
     for (auto& l : m.layers) {
-      if (l.linear) continue;
+      if (!l.softmax()) continue;
       l.window = window;
       l.chunk = chunk;
     }
@@ -134,7 +134,7 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   set_all(local->window, local->chunk);
   std::int64_t k = 0;
   for (auto& l : m.layers) {
-    if (l.linear) continue;
+    if (!l.softmax()) continue;
     if (++k % every == 0) l.window = l.chunk = 0;
   }
 }

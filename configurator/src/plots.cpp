@@ -200,7 +200,7 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
   for (const auto& m : models) {
     if (!m.highlight) continue;
     // A softmax-attention layer (a hybrid model's first may be linear attention; a model of linear layers only has none).
-    const auto softmax = std::find_if(m.spec.layers.begin(), m.spec.layers.end(), [](const LayerSpec& l) { return !l.linear; });
+    const auto softmax = std::find_if(m.spec.layers.begin(), m.spec.layers.end(), [](const LayerSpec& l) { return l.softmax(); });
     if (softmax == m.spec.layers.end()) continue;
     const LayerSpec layer = *softmax;
     SvgSeries s;

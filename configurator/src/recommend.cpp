@@ -422,8 +422,8 @@ Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
   if (o.top <= 0) throw InputError("--top", std::to_string(o.top), "must be positive");
   if (o.variants.empty()) throw InputError("--variants", "(empty)", "name at least one of mha, gqa, mqa, mla");
   if (o.base && o.base->num_attention_layers() == 0)
-    throw InputError("model", o.base->name, "every layer is linear attention: no softmax-attention layer whose heads to design");
-  if (o.base && o.base->num_attention_layers() < o.base->num_layers()) {
+    throw InputError("model", o.base->name, "has no softmax-attention layer whose heads to design");
+  if (o.base && o.base->num_linear_layers() > 0) {
     try {
       linear_shard(*o.base, o.tp);  // the model's linear-attention heads are kept: they must split over --tp
     } catch (const InputError& e) {

@@ -224,7 +224,7 @@ Report recommend_report(const Recommendation& r) {
                           ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
                           : "Times are the uncalibrated roofline of " + r.profile.name +
                                 "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
-  if (o.base && o.base->num_attention_layers() < o.base->num_layers())
+  if (o.base && o.base->num_linear_layers() > 0)
     rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
   rep.notes.push_back("Memory counts weights and KV cache in " + fmt_fixed(o.memory_fraction * 100, 0) +
                       " % of device memory; activations and runtime buffers use the rest.");

@@ -76,12 +76,14 @@ std::int64_t shared_expert_params(const ModelSpec& m) {
 
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
 std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
+  if (l.no_ffn) return 0;
   if (!l.moe) return ffn_params(m, m.ffn.ffn_dim);
   return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  const std::int64_t mixer = l.linear ? linear_attention_params_per_layer(m) : attention_params_per_layer(m);
+  const std::int64_t mixer =
+      l.no_mixer ? 0 : l.linear ? linear_attention_params_per_layer(m) : attention_params_per_layer(m);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe) p = add(p, router_params(m), kParams);
   return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
@@ -90,6 +92,7 @@ std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
 std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
+  if (l.no_ffn) return 0;
   if (!l.moe) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
   const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
   const std::int64_t router = mul(2 * tokens, m.d_model, outputs, kFlops);  // x W_router (+ the shared gate)
@@ -147,7 +150,7 @@ std::int64_t moe_layer_count(const ModelSpec& m) {
   return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
 }
 
-std::int64_t linear_layer_count(const ModelSpec& m) { return m.num_layers() - m.num_attention_layers(); }
+std::int64_t linear_layer_count(const ModelSpec& m) { return m.num_linear_layers(); }
 
 void finish(FlopBreakdown& f) {
   f.total = add(add(f.projections, f.attention_core, kFlops), add(f.ffn, f.lm_head, kFlops), kFlops);
@@ -308,7 +311,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   if (m.extra.mtp_modules > 0) {
     // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last softmax-attention layer
     // (Qwen3-Next's MTP layer has gated attention whatever its last layer is), shared_head norm.
-    const auto last = std::find_if(m.layers.rbegin(), m.layers.rend(), [](const LayerSpec& l) { return !l.linear; });
+    const auto last = std::find_if(m.layers.rbegin(), m.layers.rend(), [](const LayerSpec& l) { return l.softmax(); });
     const LayerSpec& block = last != m.layers.rend() ? *last : m.layers.back();
     const std::int64_t module = add(add(mul(2, norm_params(m, d), kParams), mul(2 * d, d, kParams), kParams),
                                     add(layer_params(m, block), norm_params(m, d), kParams), kParams);
@@ -396,6 +399,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
                                    mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
   f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
+    if (l.no_mixer) return std::int64_t{0};
     if (l.linear) return linear_attention_core_flops(m, tokens);
     return attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false));
   });
@@ -408,6 +412,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   FlopBreakdown& d = f.decode_per_token;
   d.projections = mul(2, mixer_w, kFlops);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
+    if (l.no_mixer) return std::int64_t{0};
     if (l.linear) return linear_attention_core_flops(m, 1);
     return attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
@@ -455,7 +460,7 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
   // reads only the current chunk's keys.
   const std::int64_t read_tokens = kinds.sum(kBytes, [&](const LayerSpec& l) -> std::int64_t {
-    if (l.linear) return 0;
+    if (!l.softmax()) return 0;
     return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
   b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);

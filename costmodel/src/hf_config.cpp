@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
@@ -761,6 +762,84 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
   for (auto& l : m.layers) l.moe = true;
 }
 
+// NemotronHConfig (Nemotron-H, Nemotron 3): blocks of one module each, named by hybrid_override_pattern
+// ("M" Mamba2, "*" attention, "-" MLP, "E" experts) or by layers_block_type (linear_attention,
+// full_attention, mlp, moe; or the older mamba, attention); the pattern's length is the layer count.
+// One RMSNorm per block. Attention: head_dim (128), KV heads (8), attention_bias. Mamba2: mamba_num_heads
+// (128) of mamba_head_dim (64), n_groups (8) of ssm_state_size (128), conv_kernel (4) with use_conv_bias
+// (true), mamba_proj_bias (false). MLP and experts: up and down without a gate (relu2), mlp_bias;
+// n_routed_experts (8) of moe_intermediate_size (7688), top num_experts_per_tok (2), n_shared_experts (1)
+// x moe_shared_expert_intermediate_size (7688); the router's e_score_correction_bias is a buffer, not
+// a parameter. Untied. Not modelled (an error): moe_latent_size (Nemotron 3 Super's latent experts).
+void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
+  std::vector<std::string> types;
+  auto type_of = [&](const std::string& t, const std::string& field, const nlohmann::json& v) {
+    if (t == "linear_attention" || t == "mamba" || t == "M") return std::string("M");
+    if (t == "full_attention" || t == "attention" || t == "*") return std::string("*");
+    if (t == "mlp" || t == "-") return std::string("-");
+    if (t == "moe" || t == "E") return std::string("E");
+    throw InputError(field, json_value_text(v), "unknown block type (expected M, *, - or E; or linear_attention, full_attention, mlp, moe)");
+  };
+  if (f.has("hybrid_override_pattern")) {
+    const auto& v = f.at("hybrid_override_pattern");
+    if (!v.is_string() || v.get<std::string>().empty())
+      throw InputError(f.name("hybrid_override_pattern"), json_value_text(v), "must be a string of M, *, - and E");
+    const std::string pattern = v.get<std::string>();
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      types.push_back(type_of(std::string(1, pattern[i]), f.name("hybrid_override_pattern") + "[" + std::to_string(i) + "]",
+                              nlohmann::json(std::string(1, pattern[i]))));
+  } else {
+    const char* key = f.has("layers_block_type") ? "layers_block_type" : "layer_types";
+    if (!f.has(key)) throw InputError(f.name("hybrid_override_pattern"), "(missing)", "names the blocks (or layers_block_type)");
+    const auto& list = f.at(key);
+    if (!list.is_array() || list.empty()) throw InputError(f.name(key), json_value_text(list), "must be a list of block types");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string field = f.name(key) + "[" + std::to_string(i) + "]";
+      if (!list[i].is_string()) throw InputError(field, json_value_text(list[i]), "must be a block type");
+      types.push_back(type_of(list[i].get<std::string>(), field, list[i]));
+    }
+  }
+  FamilyDefaults d{128, false, 8};
+  d.hidden = 4096, d.layers = static_cast<std::int64_t>(types.size()), d.heads = 32, d.ffn = 21504, d.vocab = 131072;
+  if (static_cast<std::int64_t>(types.size()) > kMaxLayers)
+    throw InputError(f.name("hybrid_override_pattern"), "(" + int_text(static_cast<std::int64_t>(types.size())) + " blocks)",
+                     "must name at most " + int_text(kMaxLayers) + " blocks");
+  parse_llama_like(f, m, d);
+  m.layers.assign(types.size(), LayerSpec{});  // the pattern's length, whatever num_hidden_layers says (as transformers)
+  m.norm.per_layer = 1;
+  attention_bias(f, m, false);
+  m.ffn.kind = FfnKind::plain;
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+  if (f.has("moe_latent_size"))
+    throw InputError(f.name("moe_latent_size"), json_value_text(f.at("moe_latent_size")),
+                     "latent experts (Nemotron 3 Super) are not modelled");
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_num_heads", 128);
+  la.head_v_dim = int_or(f, "mamba_head_dim", 64);
+  la.num_k_heads = int_or(f, "n_groups", 8);
+  la.head_k_dim = int_or(f, "ssm_state_size", 128);
+  la.conv_kernel = int_or(f, "conv_kernel", 4);
+  la.conv_bias = f.optional_bool("use_conv_bias", true);
+  la.proj_bias = f.optional_bool("mamba_proj_bias", false);
+  bool any_moe = false;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    LayerSpec& l = m.layers[i];
+    l.linear = types[i] == "M";
+    l.no_ffn = types[i] == "M" || types[i] == "*";
+    l.no_mixer = types[i] == "-" || types[i] == "E";
+    l.moe = types[i] == "E";
+    any_moe = any_moe || l.moe;
+  }
+  if (any_moe) {
+    m.moe.num_routed_experts = int_or(f, "n_routed_experts", 8);
+    m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 7688);
+    m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
+    m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
+    m.moe.shared_ffn_dim = mul(m.moe.num_shared_experts, int_or(f, "moe_shared_expert_intermediate_size", 7688), "shared FFN width");
+  }
+}
+
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
@@ -800,6 +879,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"seed_oss", parse_seed_oss},
       {"qwen3_next", parse_qwen3_next},
       {"granitemoehybrid", parse_granitemoehybrid},
+      {"nemotron_h", parse_nemotron_h},
   };
   return table;
 }

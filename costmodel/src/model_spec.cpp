@@ -82,7 +82,10 @@ std::int64_t LinearAttentionSpec::conv_dim() const {
 }
 
 std::int64_t ModelSpec::num_attention_layers() const {
-  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.linear; });
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax(); });
+}
+std::int64_t ModelSpec::num_linear_layers() const {
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.linear; });
 }
 
 void validate(const ModelSpec& m) {
@@ -129,6 +132,12 @@ void validate(const ModelSpec& m) {
     if (l.window > 0 && l.chunk > 0)
       throw InputError(at + ".chunk", std::to_string(l.chunk),
                        "a layer slides a window (" + std::to_string(l.window) + ") or attends in chunks, not both");
+    if (l.no_mixer && l.no_ffn) throw InputError(at, "empty", "a layer needs a mixer or an FFN");
+    if (l.no_mixer && l.linear) throw InputError(at + ".linear", "true", "an FFN-only layer has no linear attention");
+    if (l.no_ffn && l.moe) throw InputError(at + ".moe", "true", "a layer without an FFN has no experts");
+    if (l.no_mixer && (l.window > 0 || l.chunk > 0))
+      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
+                       "an FFN-only layer has no window or chunk");
     if (l.linear && (l.window > 0 || l.chunk > 0))
       throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
                        "a linear-attention layer has no window or chunk");
@@ -152,7 +161,7 @@ void validate(const ModelSpec& m) {
   bool any_moe = false;
   for (const auto& l : m.layers) any_moe = any_moe || l.moe;
   bool any_dense = false;
-  for (const auto& l : m.layers) any_dense = any_dense || !l.moe;
+  for (const auto& l : m.layers) any_dense = any_dense || (!l.moe && !l.no_ffn);
   if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
   if (any_moe) {
     require_positive(m.moe.num_routed_experts, "num_routed_experts");

@@ -143,6 +143,10 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
   const DType wd = w.weight_dtype;
+  if (layer.no_mixer) {  // an FFN-only block (Nemotron-H)
+    ffn_time(m, layer, w, p, tokens, acc, times);
+    return;
+  }
   if (layer.linear) {
     const LinearAttentionSpec& la = m.linear;
     const LinearShard sh = linear_shard(m, tp);
@@ -190,6 +194,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
 // One layer's FFN or experts on one GPU for `tokens` tokens.
 void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
               Accum& acc, double times) {
+  if (layer.no_ffn) return;  // a mixer-only block (Nemotron-H)
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
   const DType wd = w.weight_dtype;

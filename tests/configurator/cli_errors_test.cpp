@@ -317,5 +317,5 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   REQUIRE(a.code == 0);
   CHECK(nlohmann::json::parse(a.out)["kv_cache"]["bytes_per_token"] == 0);
   expect_input_error({"recommend", "--hf-config", all_linear, "--tp", "2"},
-                     "model = all-linear.json: every layer is linear attention: no softmax-attention layer whose heads to design");
+                     "model = all-linear.json: has no softmax-attention layer whose heads to design");
 }

@@ -75,6 +75,8 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       // The Hub's 81,324,862,720 adds the checkpoint's MTP module (see the qwen3_next test).
       {"qwen3-next-80b-a3b-instruct", 79'674'391'296},
       {"granite-4.0-h-small", 32'207'337'984},
+      {"nemotron-3-nano-30b-a3b", 31'577'937'344},  // the Hub's total: the router's bias is a buffer
+      {"nvidia-nemotron-nano-9b-v2", 8'888'227'328},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -840,6 +842,61 @@ TEST_CASE("granitemoehybrid: Mamba2 layers beside four attention layers, a share
                     Catch::Contains("layer_types[3] = \"linear_attention\": unknown layer type (expected mamba or attention)"));
   CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["num_local_experts"] = -1; }),
                     Catch::Contains("num_local_experts = -1: must not be negative"));
+}
+
+TEST_CASE("nemotron_h: blocks of one module each, Mamba2, attention, MLP or experts", "[hf_config][kv]") {
+  const ModelSpec n = fixture("nemotron-3-nano-30b-a3b");
+  const std::string pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+  REQUIRE(n.num_layers() == 52);
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    CHECK(n.layers[i].linear == (c == 'M'));
+    CHECK(n.layers[i].moe == (c == 'E'));
+    CHECK(n.layers[i].no_mixer == (c == 'E' || c == '-'));
+    CHECK(n.layers[i].no_ffn == (c == 'M' || c == '*'));
+  }
+  CHECK(n.num_attention_layers() == 6);
+  CHECK(n.num_linear_layers() == 23);
+  CHECK(n.norm.per_layer == 1);
+  CHECK(n.ffn.kind == FfnKind::plain);  // relu2: up and down, no gate
+  const ParamCounts p = count_params(n);
+  // NemotronHMamba2Mixer: 64 heads of 64, 8 groups of 128: in_proj 10304 x 2688, conv1d 6144 x 4 with
+  // its bias, dt_bias, A_log and D of 64, the gated norm over 4096, out_proj 2688 x 4096.
+  CHECK(p.linear_attention_per_layer == 10304LL * 2688 + 6144 * 4 + 6144 + 3 * 64 + 4096 + 2688LL * 4096);
+  CHECK(p.attention_per_layer == 2LL * 2688 * 4096 + 2LL * 2688 * 256);
+  // 23 expert blocks: 128 experts and the shared expert (3712), up and down each; the router.
+  CHECK(p.ffn == 23 * (128LL * 2 * 2688 * 1856 + 2LL * 2688 * 3712));
+  CHECK(p.router == 23LL * 128 * 2688);
+  CHECK(p.norms == 53 * 2688);
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(n, w);
+  CHECK(kv.bytes_per_token == 6 * 2 * 2 * 128 * 2);
+  CHECK(kv.state_bytes_per_layer == (64 * 64 * 128 + 6144 * 3) * 2);
+  CHECK(kv.state_bytes_per_sequence == 23 * kv.state_bytes_per_layer);
+  CHECK(kv.layer_tokens == 6 * 131072);
+  // Decode FLOPs: an expert block has no attention core, a Mamba2 block no FFN.
+  w.context = 1;
+  const FlopCounts f = count_flops(n, w);
+  CHECK(f.decode_per_token.attention_core == 23 * (4LL * 64 * 64 * 128 + 2 * 6144 * 4) + 6 * 2 * 2 * 32 * 128);
+  CHECK(f.decode_per_token.ffn == 23 * 2 * (128LL * 2688 + 6 * 2 * 2688 * 1856 + 2LL * 2688 * 3712));
+  // layers_block_type, in the current names or the older ones, gives the same model.
+  const ModelSpec listed = edited("nemotron-3-nano-30b-a3b", [&](nlohmann::json& j) {
+    j.erase("hybrid_override_pattern");
+    std::vector<std::string> t;
+    for (char c : pattern) t.push_back(c == 'M' ? "linear_attention" : c == 'E' ? "moe" : c == '*' ? "attention" : "mlp");
+    j["layers_block_type"] = t;
+  });
+  CHECK(count_params(listed).total == p.total);
+  CHECK_THROWS_WITH(edited("nemotron-3-nano-30b-a3b", [](nlohmann::json& j) { j["hybrid_override_pattern"] = "MEX*"; }),
+                    Catch::Contains("hybrid_override_pattern[2] = \"X\": unknown block type"));
+  CHECK_THROWS_WITH(edited("nemotron-3-nano-30b-a3b", [](nlohmann::json& j) { j["moe_latent_size"] = 1024; }),
+                    Catch::Contains("moe_latent_size = 1024: latent experts (Nemotron 3 Super) are not modelled"));
+  // Nemotron-Nano-9B-v2: Mamba2, attention and MLP blocks, no experts.
+  const ModelSpec nano = fixture("nvidia-nemotron-nano-9b-v2");
+  CHECK(nano.num_linear_layers() == 27);
+  CHECK(nano.num_attention_layers() == 4);
+  CHECK(count_params(nano).ffn == 25LL * 2 * 4480 * 15680);
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

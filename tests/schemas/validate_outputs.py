@@ -64,6 +64,7 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
               "--target", "h200-sxm-cudnn", "--state-dtype", "fp32"],
              ["--hf-config", str(hf / "granite-4.0-h-small.json"), "--context", "131072", "--tp", "2",
               "--target", "h200-sxm-cudnn"],
+             ["--hf-config", str(hf / "nemotron-3-nano-30b-a3b.json"), "--context", "131072", "--target", "h200-sxm-cudnn"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -97,6 +98,8 @@ assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes
 assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
 granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid")
 assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
+nemo = next(a for a in analyses if a["model"]["family"] == "nemotron_h")
+assert nemo["model"]["layer_pattern"]["ffn_only_layers"] == 23 and nemo["params"]["total"] == 31577937344
 
 for name in json.loads(run(["profiles", "--format", "json"]))["profiles"]:
     check("profile", json.loads(run(["profiles", "show", name["name"], "--format", "json"])), "profile " + name["name"])

@@ -95,16 +95,23 @@ struct LayerSpec {
   bool moe = false;
   std::int64_t chunk = 0;  // last: a {window, moe} initialiser keeps its meaning
   bool linear = false;     // linear attention (ModelSpec::linear) instead of softmax attention
+  // Nemotron-H's blocks hold one module each: a mixer (attention, Mamba2) without an FFN, or an FFN
+  // (MLP, experts) without a mixer. A layer has at least one of the two.
+  bool no_mixer = false;
+  bool no_ffn = false;
 
+  // Softmax attention (windowed, chunked or full).
+  bool softmax() const { return !linear && !no_mixer; }
   // Softmax attention over every earlier token: the cache grows with the context.
-  bool full_attention() const { return !linear && window == 0 && chunk == 0; }
+  bool full_attention() const { return softmax() && window == 0 && chunk == 0; }
   // The most tokens the layer's cache holds: its window or chunk, else every token.
   std::int64_t local_span() const { return window > 0 ? window : chunk; }
 };
 
 // Layers that count and cost the same: the same window, chunk, linear attention and MoE.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
-  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear;
+  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear &&
+         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn;
 }
 
 struct FfnSpec {
@@ -184,8 +191,9 @@ struct ModelSpec {
   LinearAttentionSpec linear;
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
-  // Layers with softmax attention (every layer but the linear-attention ones).
+  // Layers with softmax attention (every layer but the linear-attention and FFN-only ones).
   std::int64_t num_attention_layers() const;
+  std::int64_t num_linear_layers() const;
 };
 
 // Variant implied by head counts for non-MLA attention: equal -> mha, one KV head -> mqa, else gqa.
