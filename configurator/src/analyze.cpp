@@ -224,7 +224,8 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(params, "embedding", p.embedding, fmt_count(double(p.embedding)), m.learned_positions ? "tokens + positions" : "");
   row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head)), m.tie_embeddings ? "tied to the embedding" : "");
   const bool hybrid = p.linear_attention > 0;
-  row(params, "attention", p.attention, fmt_count(double(p.attention)), hybrid ? "softmax-attention layers" : "all layers");
+  const bool some_softmax = m.num_attention_layers() < m.num_layers();  // other layers hold no attention
+  row(params, "attention", p.attention, fmt_count(double(p.attention)), some_softmax ? "softmax-attention layers" : "all layers");
   row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
   if (hybrid) {
     row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), linear_kind_text(m.linear.kind) + " layers");
@@ -241,7 +242,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
       std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") +
-          (hybrid ? ", softmax-attention layers" : ", all layers"));
+          (some_softmax ? ", softmax-attention layers" : ", all layers"));
   if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
     row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,
         fmt_bytes(double(kv.bytes_per_token_beyond_window)), "full-attention layers only");

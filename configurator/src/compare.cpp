@@ -10,6 +10,7 @@
 #include "mhacfg/configurator/model_input.hpp"
 #include "mhacfg/configurator/presets.hpp"
 #include "mhacfg/configurator/quality.hpp"
+#include "mhacfg/configurator/recommend.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -80,7 +81,9 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     const double per_seq = double(count_kv_cache(m, one).bytes_per_gpu);
     const double weights = served_weight_bytes_per_gpu(c.counts.params, o.workload.weight_dtype, o.workload.tp);
     const double room = double(profile.spec.memory_bytes) * o.memory_fraction - weights;
-    c.max_batch = room > 0 ? static_cast<std::int64_t>(room / per_seq) : 0;
+    // A model without a cache (FFN blocks only) is not bounded by memory: it gets recommend's batch cap.
+    const std::int64_t cap = RecommendOptions{}.max_batch;
+    c.max_batch = room <= 0 ? 0 : per_seq <= 0 ? cap : static_cast<std::int64_t>(room / per_seq);
     c.risk = assess_quality(m.attention);
     cols.push_back(std::move(c));
   }

@@ -125,7 +125,8 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   const auto local = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.local_span() > 0; });
   if (local == m.layers.end())
     throw InputError("--global-every", std::to_string(every),
-                     "no layer is local to make global (add --sliding-window or --attention-chunk)");
+                     m.num_attention_layers() == 0 ? "the model has no softmax-attention layer to make global"
+                                                   : "no layer is local to make global (add --sliding-window or --attention-chunk)");
   const std::int64_t softmax = m.num_attention_layers();
   if (every > softmax)
     throw InputError("--global-every", std::to_string(every),
@@ -153,9 +154,15 @@ ModelSpec resolve_model(const ModelFlags& f) {
                   f.sliding_window || f.attention_chunk || f.global_every || f.tie_embeddings))
     m.name += " (modified)";
   if (f.d_model) m.d_model = *f.d_model;
-  if (f.layers)
-    m.layers.resize(static_cast<std::size_t>(checked_layer_count(*f.layers, "--layers")),
-                    m.layers.empty() ? LayerSpec{} : m.layers.back());
+  if (f.layers) {
+    const std::size_t n = static_cast<std::size_t>(checked_layer_count(*f.layers, "--layers"));
+    const bool hybrid = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.softmax() || l.no_ffn; });
+    const std::size_t had = m.layers.size();
+    m.layers.resize(n, m.layers.empty() ? LayerSpec{} : m.layers.back());
+    // A hybrid model's pattern repeats: more layers continue it from its first layer, fewer keep its first ones.
+    if (hybrid)
+      for (std::size_t i = had; i < n; ++i) m.layers[i] = m.layers[i % had];
+  }
   apply_attention_flags(f, m, custom);
   if (f.ffn) m.ffn.kind = parse_ffn_kind(*f.ffn, "--ffn");
   if (f.ffn_dim) m.ffn.ffn_dim = *f.ffn_dim;

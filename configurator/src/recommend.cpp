@@ -190,10 +190,15 @@ bool fit_budget(ModelSpec& m, std::int64_t budget) {
   const bool experts = absorbs_in_experts(m);
   std::int64_t& width = experts ? m.moe.expert_ffn_dim : m.ffn.ffn_dim;
   const std::int64_t step = experts ? 16 : 64;
+  const std::int64_t own = width;
   width = 0;
   const std::int64_t rest = count_params(m).total;
   width = step;
   const std::int64_t per_step = count_params(m).total - rest;  // parameters are affine in the width
+  if (per_step == 0) {  // no layer has an FFN (a Nemotron-H pattern of mixers only): nothing absorbs
+    width = own;
+    return true;
+  }
   width = budget > rest ? (budget - rest + per_step / 2) / per_step * step : 0;
   return width >= 128;
 }

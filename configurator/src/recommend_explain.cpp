@@ -77,7 +77,10 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
   const bool local = std::any_of(c.spec.layers.begin(), c.spec.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
   const std::string state =
       kv.state_bytes_per_sequence > 0
-          ? " (" + fmt_bytes(double(kv.state_bytes_per_sequence) / double(o.tp)) + " of it linear-attention state, " +
+          ? " (" +
+                fmt_bytes(double(dtype_bytes(kv.state_dtype, linear_attention_state_elements_per_gpu(c.spec, o.tp), "state bytes")) *
+                          double(c.spec.num_linear_layers())) +
+                " of it linear-attention state, " +
                 std::string(to_string(kv.state_dtype)) + ")"
           : "";
   out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.kv_dtype)) +

@@ -231,16 +231,16 @@ LinearShard linear_shard(const ModelSpec& m, std::int64_t tp) {
   const bool mamba = la.kind == LinearKind::mamba2;
   if (la.num_v_heads % tp != 0)
     throw InputError("tp", std::to_string(tp),
-                     std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +
-                         std::to_string(la.num_v_heads));
+                     mamba ? "must divide the " + std::to_string(la.num_v_heads) + " Mamba2 heads"
+                           : "must divide linear_num_value_heads = " + std::to_string(la.num_v_heads));
   LinearShard s;
   s.v_heads = la.num_v_heads / tp;
   if (la.num_k_heads % tp == 0) s.k_heads = la.num_k_heads / tp;
   else if (tp % la.num_k_heads == 0) s.k_heads = 1;
   else
     throw InputError("tp", std::to_string(tp),
-                     std::string("must divide ") + (mamba ? "mamba_n_groups" : "linear_num_key_heads") + " = " +
-                         std::to_string(la.num_k_heads) + " or be a multiple of it");
+                     mamba ? "must divide the " + std::to_string(la.num_k_heads) + " Mamba2 groups or be a multiple of them"
+                           : "must divide linear_num_key_heads = " + std::to_string(la.num_k_heads) + " or be a multiple of it");
   return s;
 }
 

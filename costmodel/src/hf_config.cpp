@@ -785,6 +785,9 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
     if (!v.is_string() || v.get<std::string>().empty())
       throw InputError(f.name("hybrid_override_pattern"), json_value_text(v), "must be a string of M, *, - and E");
     const std::string pattern = v.get<std::string>();
+    if (static_cast<std::int64_t>(pattern.size()) > kMaxLayers)
+      throw InputError(f.name("hybrid_override_pattern"), "(" + int_text(static_cast<std::int64_t>(pattern.size())) + " blocks)",
+                       "must name at most " + int_text(kMaxLayers) + " blocks");
     for (std::size_t i = 0; i < pattern.size(); ++i)
       types.push_back(type_of(std::string(1, pattern[i]), f.name("hybrid_override_pattern") + "[" + std::to_string(i) + "]",
                               nlohmann::json(std::string(1, pattern[i]))));
@@ -793,6 +796,9 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
     if (!f.has(key)) throw InputError(f.name("hybrid_override_pattern"), "(missing)", "names the blocks (or layers_block_type)");
     const auto& list = f.at(key);
     if (!list.is_array() || list.empty()) throw InputError(f.name(key), json_value_text(list), "must be a list of block types");
+    if (static_cast<std::int64_t>(list.size()) > kMaxLayers)
+      throw InputError(f.name(key), "(" + int_text(static_cast<std::int64_t>(list.size())) + " blocks)",
+                       "must name at most " + int_text(kMaxLayers) + " blocks");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string field = f.name(key) + "[" + std::to_string(i) + "]";
       if (!list[i].is_string()) throw InputError(field, json_value_text(list[i]), "must be a block type");
@@ -801,9 +807,6 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
   }
   FamilyDefaults d{128, false, 8};
   d.hidden = 4096, d.layers = static_cast<std::int64_t>(types.size()), d.heads = 32, d.ffn = 21504, d.vocab = 131072;
-  if (static_cast<std::int64_t>(types.size()) > kMaxLayers)
-    throw InputError(f.name("hybrid_override_pattern"), "(" + int_text(static_cast<std::int64_t>(types.size())) + " blocks)",
-                     "must name at most " + int_text(kMaxLayers) + " blocks");
   parse_llama_like(f, m, d);
   m.layers.assign(types.size(), LayerSpec{});  // the pattern's length, whatever num_hidden_layers says (as transformers)
   m.norm.per_layer = 1;
@@ -822,6 +825,8 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
   la.conv_kernel = int_or(f, "conv_kernel", 4);
   la.conv_bias = f.optional_bool("use_conv_bias", true);
   la.proj_bias = f.optional_bool("mamba_proj_bias", false);
+  if (la.num_v_heads % la.num_k_heads != 0)  // named by this family's keys (validate names Granite's)
+    throw InputError(f.name("n_groups"), int_text(la.num_k_heads), "must divide mamba_num_heads = " + int_text(la.num_v_heads));
   bool any_moe = false;
   for (std::size_t i = 0; i < types.size(); ++i) {
     LayerSpec& l = m.layers[i];

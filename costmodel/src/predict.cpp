@@ -260,10 +260,12 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
   const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
-  const double layers = double(m.num_layers());
+  // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block.
+  double allreduces = 0;
+  for (const auto& l : m.layers) allreduces += double(!l.no_mixer) + double(!l.no_ffn);
 
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
-  const double pre_comm = 2.0 * layers * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
+  const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
   t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
 
@@ -273,7 +275,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;
   t.decode_lm_head_ms = dec.lm_head.time_ms;
-  t.decode_comm_ms = 2.0 * layers * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
+  t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
   for (const Accum* a : {&pre, &dec}) {

@@ -319,3 +319,34 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   expect_input_error({"recommend", "--hf-config", all_linear, "--tp", "2"},
                      "model = all-linear.json: has no softmax-attention layer whose heads to design");
 }
+
+TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[cli]") {
+  const std::string nano = std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json";
+  const auto with_pattern = [&](const std::string& name, const std::string& pattern) {
+    auto j = nlohmann::json::parse(std::ifstream(nano));
+    j["hybrid_override_pattern"] = pattern;
+    return temp_file(name, j.dump());
+  };
+  // Mixers only: no FFN width absorbs the attention's difference; the search still ranks designs.
+  const CliResult mixers = run({"recommend", "--hf-config", with_pattern("mixers.json", "M*M*"), "--seq", "4096", "--top", "1"});
+  CHECK(mixers.code == 0);
+  CHECK(mixers.out.find("Ranked candidates") != std::string::npos);
+  // FFNs and one attention block: compare's max batch of a model with no cache is recommend's cap.
+  const CliResult ffns = run({"compare", with_pattern("ffns.json", "--E-"), "llama-3-8b", "--format", "json"});
+  REQUIRE(ffns.code == 0);
+  CHECK(nlohmann::json::parse(ffns.out)["models"][0]["max_batch"] == 1024);
+  // --layers continues a hybrid model's pattern from its first layer.
+  const CliResult more = run({"analyze", "--model", "qwen3-next-80b-a3b", "--layers", "52"});
+  REQUIRE(more.code == 0);
+  CHECK(more.out.find("52 layers (39 Gated DeltaNet, 13 global)") != std::string::npos);
+  const CliResult fewer = run({"analyze", "--model", "qwen3-next-80b-a3b", "--layers", "8"});
+  REQUIRE(fewer.code == 0);
+  CHECK(fewer.out.find("8 layers (6 Gated DeltaNet, 2 global)") != std::string::npos);
+  const std::string long_pattern = with_pattern("long.json", std::string(100001, 'M'));
+  expect_input_error({"analyze", "--hf-config", long_pattern},
+                     long_pattern + ": hybrid_override_pattern = (100001 blocks): must name at most 100000 blocks");
+  auto j = nlohmann::json::parse(std::ifstream(nano));
+  j["n_groups"] = 3;
+  const std::string groups = temp_file("groups.json", j.dump());
+  expect_input_error({"analyze", "--hf-config", groups}, groups + ": n_groups = 3: must divide mamba_num_heads = 64");
+}

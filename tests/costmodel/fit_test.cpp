@@ -497,3 +497,24 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   CHECK(time_basis(all) == "calibrated");
   CHECK(all.decode_attention_core_ms == Approx(36 * (linear_ms + 0.010) + 12 * softmax_ms).epsilon(1e-9));
 }
+
+TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduce", "[fit][model]") {
+  // Nemotron-3-Nano's 52 blocks hold one module each: 52 all-reduces per step, where Llama-3-8B's 32
+  // layers of attention and FFN need 64. Each: 5 us + 2 (tp - 1) / tp x the activations / link bandwidth.
+  Profile prof;
+  prof.name = "links";
+  prof.kind = "gpu";
+  prof.spec.mem_bw_bytes_per_s = 4e12;
+  prof.spec.peak_flop_per_s["bf16"] = 800e12;
+  prof.spec.interconnect_bw_bytes_per_s = 450e9;
+  Workload w;
+  w.batch = 8;
+  w.context = 4096;
+  w.prompt_len = 512;
+  w.tp = 2;
+  const auto one = [&](std::int64_t d) { return (5e-6 + 2.0 * 1 / 2 * 2.0 * double(d) * 8 / 450e9) * 1e3; };
+  const ModelSpec nano = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json");
+  CHECK(predict_model(nano, w, Predictor(prof)).decode_comm_ms == Approx(52 * one(2688)).epsilon(1e-9));
+  const ModelSpec llama = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json");
+  CHECK(predict_model(llama, w, Predictor(prof)).decode_comm_ms == Approx(64 * one(4096)).epsilon(1e-9));
+}
