@@ -165,6 +165,8 @@ ModelSpec resolve_model(const ModelFlags& f) {
   }
   apply_attention_flags(f, m, custom);
   if (f.ffn) m.ffn.kind = parse_ffn_kind(*f.ffn, "--ffn");
+  if (f.ffn_dim && std::none_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.moe && !l.no_ffn; }))
+    throw InputError("--ffn-dim", std::to_string(*f.ffn_dim), "the model has no dense FFN layer to widen (only experts or none)");
   if (f.ffn_dim) m.ffn.ffn_dim = *f.ffn_dim;
   else if (custom || f.d_model || f.ffn) m.ffn.ffn_dim = default_ffn_dim(m.d_model, m.ffn.kind);
   if (f.vocab) m.vocab_size = *f.vocab;

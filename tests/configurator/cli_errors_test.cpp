@@ -342,6 +342,8 @@ TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[c
   const CliResult fewer = run({"analyze", "--model", "qwen3-next-80b-a3b", "--layers", "8"});
   REQUIRE(fewer.code == 0);
   CHECK(fewer.out.find("8 layers (6 Gated DeltaNet, 2 global)") != std::string::npos);
+  expect_input_error({"analyze", "--model", "qwen3-next-80b-a3b", "--ffn-dim", "1024"},
+                     "--ffn-dim = 1024: the model has no dense FFN layer to widen (only experts or none)");
   const std::string long_pattern = with_pattern("long.json", std::string(100001, 'M'));
   expect_input_error({"analyze", "--hf-config", long_pattern},
                      long_pattern + ": hybrid_override_pattern = (100001 blocks): must name at most 100000 blocks");
