@@ -652,6 +652,22 @@ void parse_seed_oss(const JsonFields& f, ModelSpec& m) {
   m.ffn.bias = f.optional_bool("mlp_bias", false);
 }
 
+// A hybrid's layer_types, naming each layer `softmax` (attention) or `linear` (linear attention), if
+// present.
+bool apply_linear_layer_types(const JsonFields& f, ModelSpec& m, const char* softmax, const char* linear) {
+  if (!f.has("layer_types")) return false;
+  const auto& types = f.at("layer_types");
+  if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+    throw InputError(f.name("layer_types"), json_value_text(types), "must be a list of " + int_text(m.num_layers()) + " layer types");
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != softmax && types[i] != linear)
+      throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                       std::string("unknown layer type (expected ") + softmax + " or " + linear + ")");
+    m.layers[i].linear = types[i] == linear;
+  }
+  return true;
+}
+
 // Qwen3NextConfig (Qwen3-Next): a hybrid of Gated DeltaNet linear attention and gated softmax
 // attention. layer_types (else: every full_attention_interval-th layer, default 4, has softmax attention,
 // the rest linear) names each layer. Softmax layers: 16 heads of 256, 2 KV heads, q/k norms over
@@ -672,18 +688,7 @@ void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
   la.head_k_dim = int_or(f, "linear_key_head_dim", 128);
   la.head_v_dim = int_or(f, "linear_value_head_dim", 128);
   la.conv_kernel = int_or(f, "linear_conv_kernel_dim", 4);
-  if (f.has("layer_types")) {
-    const auto& types = f.at("layer_types");
-    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
-      throw InputError(f.name("layer_types"), json_value_text(types),
-                       "must be a list of " + int_text(m.num_layers()) + " layer types");
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (types[i] != "full_attention" && types[i] != "linear_attention")
-        throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
-                         "unknown layer type (expected full_attention or linear_attention)");
-      m.layers[i].linear = types[i] == "linear_attention";
-    }
-  } else {
+  if (!apply_linear_layer_types(f, m, "full_attention", "linear_attention")) {
     const std::int64_t interval = int_or(f, "full_attention_interval", 4);
     for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].linear = static_cast<std::int64_t>(i + 1) % interval != 0;
   }
@@ -732,18 +737,7 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
                      "x mamba_n_heads must equal mamba_expand x hidden_size = " + int_text(inner));
   la.conv_bias = f.optional_bool("mamba_conv_bias", true);
   la.proj_bias = f.optional_bool("mamba_proj_bias", false);
-  if (f.has("layer_types")) {
-    const auto& types = f.at("layer_types");
-    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
-      throw InputError(f.name("layer_types"), json_value_text(types),
-                       "must be a list of " + int_text(m.num_layers()) + " layer types");
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (types[i] != "mamba" && types[i] != "attention")
-        throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
-                         "unknown layer type (expected mamba or attention)");
-      m.layers[i].linear = types[i] == "mamba";
-    }
-  } else {
+  if (!apply_linear_layer_types(f, m, "attention", "mamba")) {
     for (auto& l : m.layers) l.linear = true;
   }
   const std::int64_t shared = int_or(f, "shared_intermediate_size", 1024);

@@ -421,21 +421,28 @@ TEST_CASE("a model's decode step on a warm-cache profile reads its weights from 
   CHECK(Predictor(warm).gemm(o, DType::bf16).time_ms < 0.5 * Predictor(cold).gemm(o, DType::bf16).time_ms);
 }
 
-TEST_CASE("a MoE layer's routed experts are predicted as one grouped GEMM per matrix", "[fit][model]") {
-  // On a profile whose GEMMs cost 10 us per launch plus their bytes, Mixtral's decode at batch 1 (2 of
-  // 8 experts, each 3 x 4096 x 14336) pays per layer: the router, one gate+up GEMM over both experts'
-  // weights, one down GEMM. One launch per expert would add 2 x 10 us per layer.
-  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/mixtral-8x7b.json");
+namespace {
+// A GPU of 800 TFLOP/s and 4 TB/s whose `classes` are fitted as the roofline plus 10 us per launch.
+Profile launch_profile(std::initializer_list<const char*> classes) {
   Profile prof;
   prof.name = "launch";
   prof.kind = "gpu";
   prof.spec.mem_bw_bytes_per_s = 4e12;
   prof.spec.peak_flop_per_s["bf16"] = 800e12;
-  OpModel model = roofline_model(800e12, 4e12);
-  model.t0_s = 10e-6;
   OpFit fit;
-  fit.model = model;
-  prof.ops["gemm"] = fit;
+  fit.model = roofline_model(800e12, 4e12);
+  fit.model.t0_s = 10e-6;
+  for (const char* cls : classes) prof.ops[cls] = fit;
+  return prof;
+}
+}  // namespace
+
+TEST_CASE("a MoE layer's routed experts are predicted as one grouped GEMM per matrix", "[fit][model]") {
+  // On a profile whose GEMMs cost 10 us per launch plus their bytes, Mixtral's decode at batch 1 (2 of
+  // 8 experts, each 3 x 4096 x 14336) pays per layer: the router, one gate+up GEMM over both experts'
+  // weights, one down GEMM. One launch per expert would add 2 x 10 us per layer.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/mixtral-8x7b.json");
+  const Profile prof = launch_profile({"gemm"});
   const Predictor p(prof);
   Workload w;
   w.batch = 1;
@@ -458,16 +465,7 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   // alpha and output; the FLOPs the delta rule's 6 x 128 x 128 per value head and the convolution's
   // 2 x 8192 x 4, per token.
   const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-next-80b-a3b-instruct.json");
-  Profile prof;
-  prof.name = "launch";
-  prof.kind = "gpu";
-  prof.spec.mem_bw_bytes_per_s = 4e12;
-  prof.spec.peak_flop_per_s["bf16"] = 800e12;
-  OpModel model = roofline_model(800e12, 4e12);
-  model.t0_s = 10e-6;
-  OpFit fit;
-  fit.model = model;
-  for (const char* cls : {"gemm", "attention/decode", "attention/prefill"}) prof.ops[cls] = fit;
+  Profile prof = launch_profile({"gemm", "attention/decode", "attention/prefill"});
   const Predictor p(prof);
   Workload w;
   w.batch = 4;
@@ -490,8 +488,8 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
                              12 * (p.gemm({4, 8192 + 1024, 2048}, DType::bf16).time_ms + p.gemm({4, 2048, 4096}, DType::bf16).time_ms);
   CHECK(t.decode_projections_ms == Approx(projections).epsilon(1e-9));
   // A profile that carries the class uses it, and the times are calibrated.
-  prof.ops["linear_attention/decode"] = fit;
-  prof.ops["linear_attention/prefill"] = fit;
+  prof.ops["linear_attention/decode"] = prof.ops.at("gemm");
+  prof.ops["linear_attention/prefill"] = prof.ops.at("gemm");
   const ModelTimes all = predict_model(m, w, Predictor(prof));
   CHECK(all.calibrated);
   CHECK(time_basis(all) == "calibrated");
@@ -501,11 +499,7 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
 TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduce", "[fit][model]") {
   // Nemotron-3-Nano's 52 blocks hold one module each: 52 all-reduces per step, where Llama-3-8B's 32
   // layers of attention and FFN need 64. Each: 5 us + 2 (tp - 1) / tp x the activations / link bandwidth.
-  Profile prof;
-  prof.name = "links";
-  prof.kind = "gpu";
-  prof.spec.mem_bw_bytes_per_s = 4e12;
-  prof.spec.peak_flop_per_s["bf16"] = 800e12;
+  Profile prof = launch_profile({});
   prof.spec.interconnect_bw_bytes_per_s = 450e9;
   Workload w;
   w.batch = 8;

@@ -839,7 +839,7 @@ TEST_CASE("granitemoehybrid: Mamba2 layers beside four attention layers, a share
   CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["mamba_d_head"] = 32; }),
                     Catch::Contains("mamba_d_head = 32: x mamba_n_heads must equal mamba_expand x hidden_size = 8192"));
   CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["layer_types"][3] = "linear_attention"; }),
-                    Catch::Contains("layer_types[3] = \"linear_attention\": unknown layer type (expected mamba or attention)"));
+                    Catch::Contains("layer_types[3] = \"linear_attention\": unknown layer type (expected attention or mamba)"));
   CHECK_THROWS_WITH(edited("granite-4.0-h-small", [](nlohmann::json& j) { j["num_local_experts"] = -1; }),
                     Catch::Contains("num_local_experts = -1: must not be negative"));
 }
