@@ -302,6 +302,8 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                            {"decode_step_ms", t.decode_step_ms},
                            {"decode_attention_ms", t.decode_attention_ms},
                            {"decode_attention_core_ms", t.decode_attention_core_ms},
+                           {"decode_linear_core_ms", t.decode_linear_core_ms},
+                           {"prefill_linear_core_ms", t.prefill_linear_core_ms},
                            {"decode_projections_ms", t.decode_projections_ms},
                            {"decode_ffn_ms", t.decode_ffn_ms},
                            {"decode_lm_head_ms", t.decode_lm_head_ms},
@@ -320,6 +322,13 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                {"decode attention", fmt_ms(t.decode_attention_ms), "core + projections"},
                {"decode ffn", fmt_ms(t.decode_ffn_ms), ""},
                {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
+    if (hybrid) {
+      const std::string kind = linear_kind_text(m.linear.kind);
+      tt.rows.insert(tt.rows.begin() + 2, {"prefill " + kind + " core", fmt_ms(t.prefill_linear_core_ms),
+                                           "of prefill attention; roofline unless calibrated"});
+      tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
+                                           "of decode attention; roofline unless calibrated"});
+    }
     if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
     r.tables.push_back(tt);
     if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));

@@ -107,6 +107,7 @@ namespace {
 struct Accum {
   Prediction core, projections, ffn, lm_head;
   bool softmax_core_calibrated = true;  // the core's ops but linear attention's came from fitted classes
+  double linear_core_ms = 0;            // the part of `core` that is linear attention's
 };
 
 // One GPU's share (tp) of a linear-attention layer's core for `batch` sequences of q_len new tokens:
@@ -153,10 +154,10 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const std::int64_t vh = sh.v_heads;
     // in_proj_qkvz and in_proj_ba as one GEMM (Mamba2: in_proj); the core; out_proj.
     accumulate(acc.projections, p.gemm({tokens, linear_in_projection_outputs(la, sh), d}, wd), times);
-    accumulate(acc.core,
-               p.linear_attention(linear_attention_features(m, w, batch, q_len), decode ? Phase::decode : Phase::prefill,
-                                  w.state_dtype),
-               times);
+    const Prediction core = p.linear_attention(linear_attention_features(m, w, batch, q_len),
+                                               decode ? Phase::decode : Phase::prefill, w.state_dtype);
+    accumulate(acc.core, core, times);
+    acc.linear_core_ms += core.time_ms * times;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
     ffn_time(m, layer, w, p, tokens, acc, times);
     return;
@@ -271,6 +272,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
 
   const Accum dec = phase_time(m, w, p, w.batch, 1, w.context, true, kv.kv_heads_per_gpu);
   t.decode_attention_core_ms = dec.core.time_ms;
+  t.decode_linear_core_ms = dec.linear_core_ms;
+  t.prefill_linear_core_ms = pre.linear_core_ms;
   t.decode_projections_ms = dec.projections.time_ms;
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;

@@ -302,7 +302,8 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
   // The shipped hybrid presets are these checkpoints.
   for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"qwen3-next-80b-a3b", 79'674'391'296},
-                                      {"granite-4.0-h-small", 32'207'337'984}}) {
+                                      {"granite-4.0-h-small", 32'207'337'984},
+                                      {"nemotron-3-nano-30b-a3b", 31'577'937'344}}) {
     const CliResult p = run({"analyze", "--model", preset, "--format", "json"});
     REQUIRE(p.code == 0);
     CHECK(nlohmann::json::parse(p.out)["params"]["total"] == total);

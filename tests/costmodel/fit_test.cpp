@@ -482,6 +482,7 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   AttentionShape s = layer_attention_shape(m, m.layers[3], 4, 1, 8192, true);
   const double softmax_ms = p.attention(s, Phase::decode, DType::bf16).time_ms;
   CHECK(t.decode_attention_core_ms == Approx(36 * linear_ms + 12 * softmax_ms).epsilon(1e-9));
+  CHECK(t.decode_linear_core_ms == Approx(36 * linear_ms).epsilon(1e-9));  // the uncalibrated part, reported apart
   // The projections: in_proj_qkvz with in_proj_ba, and out_proj, in each linear layer; q (with the
   // gate), k and v as one GEMM, and o, in each softmax layer.
   const double projections = 36 * (p.gemm({4, 12288 + 64, 2048}, DType::bf16).time_ms + p.gemm({4, 2048, 4096}, DType::bf16).time_ms) +

@@ -55,6 +55,8 @@ struct ModelTimes {
   double prefill_ms = 0;            // everything: + FFN, LM head, TP all-reduces
   // One decode step of `batch` sequences at KV length `context`.
   double decode_attention_core_ms = 0;
+  double decode_linear_core_ms = 0;   // of which linear attention's cores (a hybrid model's), all layers
+  double prefill_linear_core_ms = 0;  // linear attention's cores in the prefill (part of prefill_attention_ms)
   double decode_projections_ms = 0;
   double decode_attention_ms = 0;   // core + projections
   double decode_ffn_ms = 0;
