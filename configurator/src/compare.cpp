@@ -156,7 +156,8 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     nlohmann::json j = {{"label", c.label}, {"model", model_json(models[i])}};
     j.update(counts_json(c.counts));
     j["predicted"] = {{"prefill_ms", c.times.prefill_ms}, {"decode_step_ms", c.times.decode_step_ms},
-                      {"decode_attention_ms", c.times.decode_attention_ms}, {"tokens_per_s", c.times.tokens_per_s},
+                      {"decode_attention_ms", c.times.decode_attention_ms},
+                      {"decode_linear_core_ms", c.times.decode_linear_core_ms}, {"tokens_per_s", c.times.tokens_per_s},
                       {"basis", time_basis(c.times)},
                       {"extrapolated", c.times.extrapolated}};
     j["max_batch"] = c.max_batch;

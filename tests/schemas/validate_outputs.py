@@ -90,6 +90,8 @@ cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,k
                      "model=llama-3-8b,attention-chunk=8192,global-every=4", str(hf / "gemma-3-4b-pt.json"),
                      str(hf / "qwen3-next-80b-a3b-instruct.json"), "--format", "json"]))
 check("compare", cmp, "compare")
+hybrid = next(m for m in cmp["models"] if m["model"]["family"] == "qwen3_next")
+assert hybrid["predicted"]["decode_linear_core_ms"] > 0 and cmp["models"][0]["predicted"]["decode_linear_core_ms"] == 0
 # A hybrid model's linear-attention layers and state reach scripts.
 nxt = next(a for a in analyses if a["model"]["family"] == "qwen3_next")
 assert nxt["model"]["layer_pattern"]["linear_attention_layers"] == 36, nxt["model"]["layer_pattern"]
