@@ -47,6 +47,12 @@ std::string pct(double ratio) {  // +12 % / -8 % / 0.0 % (never "-0.0 %")
 
 std::string times_x(double ratio) { return fmt_fixed(ratio, ratio < 10 ? 2 : 1) + "x"; }
 
+// "8.00x less KV per token" against a design holding `other` bytes per token; "2.00x more" when it holds less.
+std::string kv_against(double other, double mine) {
+  if (other == mine) return "the same KV per token";
+  return other > mine ? times_x(other / mine) + " less KV per token" : times_x(mine / other) + " more KV per token";
+}
+
 std::string basis(const Recommendation& r, const Candidate& c) {
   std::string b = time_basis(c.at_batch, c.single);
   if (c.at_batch.extrapolated || c.single.extrapolated) b += ", extrapolated";
@@ -97,15 +103,13 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
     const std::int64_t nq = a.num_q_heads;
     if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim))
       out.push_back("Against MHA with the same " + std::to_string(nq) + " heads of " + std::to_string(a.head_dim) + ": " +
-                    times_x(double(mha->counts.kv_cache.bytes_per_token) / double(kv.bytes_per_token)) +
-                    " less KV per token, " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
+                    kv_against(double(mha->counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
                     " the batch, " + pct(c.at_batch.tokens_per_s / mha->at_batch.tokens_per_s) + " tokens/s.");
   }
   if (r.base_design && r.base_design->at_batch.tokens_per_s > 0 && !same_attention(a, r.base_design->spec.attention)) {
     const Candidate& own = *r.base_design;
     out.push_back("Against " + own.spec.name + "'s own " + design_name(own.spec.attention) + ": " +
-                  times_x(double(own.counts.kv_cache.bytes_per_token) / double(kv.bytes_per_token)) +
-                  " less KV per token, batch " + std::to_string(c.batch) + " against " + std::to_string(own.batch) + ", " +
+                  kv_against(double(own.counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", batch " + std::to_string(c.batch) + " against " + std::to_string(own.batch) + ", " +
                   pct(c.at_batch.tokens_per_s / own.at_batch.tokens_per_s) + " tokens/s, " +
                   pct(c.single.decode_step_ms / own.single.decode_step_ms) + " decode time at batch 1.");
   }
