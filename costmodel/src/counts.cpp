@@ -212,18 +212,12 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
 }
 
 std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
-  const LinearAttentionSpec& la = m.linear;
-  // Gated DeltaNet: S^T k, k delta^T, S^T q. Mamba2: the update x B^T (dt-scaled) and the read h C.
-  const std::int64_t products = la.kind == LinearKind::mamba2 ? 2 : 3;
-  const std::int64_t delta_rule = mul(2 * products * la.num_v_heads, la.head_k_dim, la.head_v_dim, kFlops);
-  const std::int64_t conv = mul(2, la.conv_dim(), la.conv_kernel, kFlops);
-  return mul(tokens, add(delta_rule, conv, kFlops), kFlops);
+  return linear_attention_flops(layer_linear_attention_shape(m, 1, tokens));
 }
 
 std::int64_t linear_attention_state_elements(const ModelSpec& m) {
-  const LinearAttentionSpec& la = m.linear;
-  if (la.num_v_heads == 0) return 0;
-  return add(mul(la.num_v_heads, la.head_k_dim, la.head_v_dim, kKv), mul(la.conv_dim(), la.conv_kernel - 1, kKv), kKv);
+  if (m.linear.num_v_heads == 0) return 0;
+  return linear_attention_state_elements(layer_linear_attention_shape(m, 1, 1));
 }
 
 LinearShard linear_shard(const ModelSpec& m, std::int64_t tp) {
@@ -245,11 +239,15 @@ LinearShard linear_shard(const ModelSpec& m, std::int64_t tp) {
 }
 
 std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::int64_t tp) {
+  if (m.linear.num_v_heads == 0) return 0;
+  return linear_attention_state_elements(layer_linear_attention_shape(m, 1, 1, tp));
+}
+
+LinearAttentionShape layer_linear_attention_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len,
+                                                  std::int64_t tp) {
   const LinearAttentionSpec& la = m.linear;
-  if (la.num_v_heads == 0) return 0;
-  const LinearShard s = linear_shard(m, tp);
-  const std::int64_t conv = add(mul(2 * s.k_heads, la.head_k_dim, kKv), mul(s.v_heads, la.head_v_dim, kKv), kKv);
-  return add(mul(s.v_heads, la.head_k_dim, la.head_v_dim, kKv), mul(conv, la.conv_kernel - 1, kKv), kKv);
+  const LinearShard sh = tp == 1 ? LinearShard{la.num_k_heads, la.num_v_heads} : linear_shard(m, tp);
+  return LinearAttentionShape{batch, q_len, sh.k_heads, sh.v_heads, la.head_k_dim, la.head_v_dim, la.conv_kernel, la.kind};
 }
 
 namespace {

@@ -67,14 +67,6 @@ std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) 
   return layers;
 }
 
-std::string_view to_string(LinearKind k) {
-  switch (k) {
-    case LinearKind::gated_deltanet: return "gated_deltanet";
-    case LinearKind::mamba2: return "mamba2";
-  }
-  return "?";
-}
-
 std::int64_t LinearAttentionSpec::key_dim() const { return mul(num_k_heads, head_k_dim, "linear-attention key width"); }
 std::int64_t LinearAttentionSpec::value_dim() const { return mul(num_v_heads, head_v_dim, "linear-attention value width"); }
 std::int64_t LinearAttentionSpec::conv_dim() const {

@@ -83,6 +83,47 @@ std::int64_t attention_bytes(const AttentionShape& s, DType dtype) {
              "attention bytes");
 }
 
+std::string_view to_string(LinearKind k) {
+  switch (k) {
+    case LinearKind::gated_deltanet: return "gated_deltanet";
+    case LinearKind::mamba2: return "mamba2";
+  }
+  return "?";
+}
+
+std::int64_t LinearAttentionShape::conv_dim() const {
+  const char* what = "linear-attention conv width";
+  return add(mul(2 * num_k_heads, head_k_dim, what), mul(num_v_heads, head_v_dim, what), what);
+}
+
+std::int64_t linear_recurrence_products(LinearKind k) { return k == LinearKind::mamba2 ? 2 : 3; }
+
+std::int64_t linear_attention_flops(const LinearAttentionShape& s) {
+  const char* what = "linear-attention FLOPs";
+  const std::int64_t recurrence = mul(2 * linear_recurrence_products(s.kind) * s.num_v_heads, s.head_k_dim, s.head_v_dim, what);
+  const std::int64_t conv = mul(2, s.conv_dim(), s.conv_kernel, what);
+  return mul(mul(s.batch, s.q_len, what), add(recurrence, conv, what), what);
+}
+
+std::int64_t linear_attention_state_elements(const LinearAttentionShape& s) {
+  const char* what = "linear-attention state";
+  const std::int64_t per_sequence = add(mul(s.num_v_heads, s.head_k_dim, s.head_v_dim, what),
+                                        mul(s.conv_dim(), s.conv_kernel - 1, what), what);
+  return mul(s.batch, per_sequence, what);
+}
+
+std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShape& s) {
+  const std::int64_t gates = s.kind == LinearKind::mamba2 ? 1 : 2;
+  return add(s.conv_dim(), mul(gates, s.num_v_heads, "linear-attention inputs"), "linear-attention inputs");
+}
+
+std::int64_t linear_attention_bytes(const LinearAttentionShape& s, DType dtype) {
+  const char* what = "linear-attention bytes";
+  const std::int64_t per_token = add(linear_attention_input_elements_per_token(s), mul(s.num_v_heads, s.head_v_dim, what), what);
+  const std::int64_t io = mul(mul(s.batch, s.q_len, what), per_token, what);
+  return dtype_bytes(dtype, add(mul(2, linear_attention_state_elements(s), what), io, what), what);
+}
+
 std::int64_t gemm_flops(const GemmShape& g) {
   return mul(2 * g.m, g.n, g.k, "GEMM FLOPs");  // C[m,n] += A[m,k] B[k,n]
 }

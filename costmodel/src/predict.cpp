@@ -66,7 +66,8 @@ Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   return predict("gemm", f, range_point(f), dtype);
 }
 
-Prediction Predictor::linear_attention(const OpFeatures& f, Phase phase, DType dtype) const {
+Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
+  const OpFeatures f = op_features(s, dtype);
   return predict(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode", f, range_point(f), dtype);
 }
 
@@ -110,26 +111,6 @@ struct Accum {
   double linear_core_ms = 0;            // the part of `core` that is linear attention's
 };
 
-// One GPU's share (tp) of a linear-attention layer's core for `batch` sequences of q_len new tokens:
-// the counted FLOPs; the state read and written once, and the core's inputs (q, k, v, beta, alpha) and
-// output per token, all in the state's dtype.
-OpFeatures linear_attention_features(const ModelSpec& m, const Workload& w, std::int64_t batch, std::int64_t q_len) {
-  const LinearAttentionSpec& la = m.linear;
-  const double tp = double(w.tp);
-  const double elem = double(dtype_bits(w.state_dtype)) / 8.0;
-  const double tokens = double(batch * q_len);
-  OpFeatures f;
-  f.flop = double(linear_attention_core_flops(m, batch * q_len)) / tp;
-  const LinearShard s = linear_shard(m, w.tp);
-  const double state = 2.0 * double(batch) * double(linear_attention_state_elements_per_gpu(m, w.tp)) * elem;
-  // The in projection's outputs but the gate z (value_dim wide), and the output (value_dim wide).
-  f.bytes = state + tokens * double(linear_in_projection_outputs(la, s)) * elem;
-  f.streams = double(batch) * double(la.num_v_heads) / tp;
-  f.rows = double(q_len);
-  f.unit_flop = f.flop / std::max(1.0, f.streams);
-  return f;
-}
-
 void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
               Accum& acc, double times);
 
@@ -154,7 +135,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const std::int64_t vh = sh.v_heads;
     // in_proj_qkvz and in_proj_ba as one GEMM (Mamba2: in_proj); the core; out_proj.
     accumulate(acc.projections, p.gemm({tokens, linear_in_projection_outputs(la, sh), d}, wd), times);
-    const Prediction core = p.linear_attention(linear_attention_features(m, w, batch, q_len),
+    const Prediction core = p.linear_attention(layer_linear_attention_shape(m, batch, q_len, tp),
                                                decode ? Phase::decode : Phase::prefill, w.state_dtype);
     accumulate(acc.core, core, times);
     acc.linear_core_ms += core.time_ms * times;

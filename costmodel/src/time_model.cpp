@@ -113,6 +113,16 @@ OpFeatures op_features(const GemmShape& g, DType dtype) {
   return f;
 }
 
+OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
+  OpFeatures f;
+  f.flop = static_cast<double>(linear_attention_flops(s));
+  f.bytes = static_cast<double>(linear_attention_bytes(s, dtype));
+  f.streams = static_cast<double>(s.batch) * static_cast<double>(s.num_v_heads);
+  f.rows = static_cast<double>(s.q_len);
+  f.unit_flop = f.flop / std::max(1.0, f.streams);
+  return f;
+}
+
 double row_passes(double rows, double row_block) {
   if (row_block < 1) return 1.0;
   // Greedy blocks of row_block, row_block / 2, ..., 1 rows (a power of two).

@@ -85,6 +85,7 @@ inline std::vector<double> reference_attention(const AttentionShape& s, const st
 inline void check_every_element(const std::vector<float>& actual, const std::vector<double>& expected,
                                 double tolerance) {
   REQUIRE(actual.size() == expected.size());
+  if (actual.empty()) return;  // nothing to compare (a conv state of a 1-tap kernel): the sizes agree
   std::size_t failures = 0, worst = 0;
   double worst_err = -1;
   for (std::size_t i = 0; i < actual.size(); ++i) {

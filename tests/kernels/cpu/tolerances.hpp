@@ -26,4 +26,17 @@ inline constexpr double kBf16StorageTol = 8e-3;
 // u = 2^-24 (fp32 unit roundoff), evaluated per element from the reference.
 inline constexpr double kFp32UnitRoundoff = 1.0 / 16777216.0;
 
+// fp32 linear-attention recurrences against float64, relative to the largest element (at least 1)
+// of the output or state compared. Each step is a dot product of head_k_dim (<= 128) terms over a
+// state that carries ~20 steps' rounding (decays down to exp(-0.05) per step); the worst error seen
+// over these tests is 1.6e-7 (Gated DeltaNet, 70 tokens, 8 x 8), so 2e-6 leaves a 10x margin and
+// stays far below an indexing or gating mistake (~1e-2 or more).
+inline constexpr double kFp32RecurrenceTol = 2e-6;
+// The same with a bf16 state over several token blocks: where a state value sits at a rounding
+// boundary the kernel's fp32 value and the reference's float64 one can round one bf16 step (2^-8
+// relative) apart, and the next block reads it: an output (a dot product with an L2-normalised q)
+// moves by at most 2^-8 of the state's scale per such element. The worst error seen is 1.2e-7 (no
+// boundary case occurred); 4e-3 is one step's bound.
+inline constexpr double kBf16RecurrenceTol = 4e-3;
+
 }  // namespace mhacfg::kernels::cpu::test

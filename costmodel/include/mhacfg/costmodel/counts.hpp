@@ -126,6 +126,9 @@ LinearShard linear_shard(const ModelSpec& m, std::int64_t tp);
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s);
 // State elements of one sequence in one linear-attention layer on one GPU.
 std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::int64_t tp);
+// The core of one linear-attention layer on one GPU (tp: its shard's heads) as an op shape.
+LinearAttentionShape layer_linear_attention_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len,
+                                                  std::int64_t tp = 1);
 // The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed).
 AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
                                      std::int64_t q_len, std::int64_t kv_len, bool decode);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mhacfg/costmodel/ops.hpp"
+
 namespace mhacfg {
 
 enum class AttentionVariant { mha, gqa, mqa, mla };
@@ -66,8 +68,7 @@ struct AttentionSpec {
 //   2 key_dim + num_v_heads), conv1d over x, B and C, dt_bias, A_log and D (num_v_heads each), a gated
 //   RMSNorm over value_dim, out_proj.
 // conv_bias and proj_bias (in and out projections) are mamba2's options; Gated DeltaNet has neither.
-enum class LinearKind { gated_deltanet, mamba2 };
-std::string_view to_string(LinearKind k);
+// (LinearKind is in ops.hpp, with the core's shape and counts.)
 
 struct LinearAttentionSpec {
   std::int64_t num_k_heads = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "mhacfg/costmodel/dtype.hpp"
 
@@ -62,6 +63,46 @@ std::int64_t attention_bytes(const AttentionShape& s, DType dtype);
 std::int64_t attention_kv_elements(const AttentionShape& s);
 // K/V bytes read (the figure bandwidth is quoted on).
 std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype);
+
+// Linear attention's kinds (model_spec.hpp's LinearAttentionSpec says which models use which).
+enum class LinearKind { gated_deltanet, mamba2 };
+std::string_view to_string(LinearKind k);
+
+// One call of a linear-attention layer's core for `batch` sequences of q_len new tokens each (1: a
+// decode step): the causal depthwise convolution over the q, k and v channels (conv_dim = 2 x
+// num_k_heads x head_k_dim + num_v_heads x head_v_dim wide, conv_kernel taps) and the recurrence of
+// each value head over its head_k_dim x head_v_dim state, in the recurrent form. Each value head reads
+// the q and k of key head h / (num_v_heads / num_k_heads). Mamba2 maps onto it with B = k, C = q,
+// x = v, groups = key heads and d_state = head_k_dim.
+struct LinearAttentionShape {
+  std::int64_t batch = 1;
+  std::int64_t q_len = 1;
+  std::int64_t num_k_heads = 1;
+  std::int64_t num_v_heads = 1;
+  std::int64_t head_k_dim = 128;
+  std::int64_t head_v_dim = 128;
+  std::int64_t conv_kernel = 4;
+  LinearKind kind = LinearKind::gated_deltanet;
+
+  std::int64_t conv_dim() const;  // overflow-checked
+};
+
+// FLOPs per token and value head of the recurrence: Gated DeltaNet's S^T k, k delta^T and S^T q are
+// 3 products of head_k_dim x head_v_dim (6 dk dv FLOPs); Mamba2's update x B^T and read h C are 2.
+std::int64_t linear_recurrence_products(LinearKind k);
+// FLOPs of the call: per token, the recurrence of every value head and 2 x conv_kernel per
+// convolution channel (gates, norms and the decay's scaling are per-head or per-element work, not
+// counted).
+std::int64_t linear_attention_flops(const LinearAttentionShape& s);
+// State elements the call reads and writes: per sequence, every value head's recurrent state and the
+// convolution's last conv_kernel - 1 inputs.
+std::int64_t linear_attention_state_elements(const LinearAttentionShape& s);
+// Inputs of one token: the convolution's channels and the gates (Gated DeltaNet: beta and the decay
+// per value head; Mamba2: dt per head).
+std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShape& s);
+// Minimum bytes moved: the state read and written once, each token's inputs read and output
+// (num_v_heads x head_v_dim) written once, all in `dtype`.
+std::int64_t linear_attention_bytes(const LinearAttentionShape& s, DType dtype);
 
 // C[m,n] = A[m,k] B[k,n].
 struct GemmShape {

@@ -34,10 +34,9 @@ class Predictor {
 
   Prediction attention(const AttentionShape& s, Phase phase, DType dtype) const;
   Prediction gemm(const GemmShape& g, DType dtype) const;
-  // Linear attention's core (op class linear_attention/prefill or /decode). No kernel of mhacfg's
-  // measures it and no record or profile file holds the class yet, so it is the roofline of its FLOPs
-  // and bytes; a Profile built in code with the class uses its fit.
-  Prediction linear_attention(const OpFeatures& f, Phase phase, DType dtype) const;
+  // Linear attention's core (op class linear_attention/prefill or /decode): its fit where the profile
+  // calibrated the class, else the roofline of its FLOPs and bytes. `dtype`: the state's.
+  Prediction linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
 

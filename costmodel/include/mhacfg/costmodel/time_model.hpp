@@ -83,6 +83,9 @@ inline constexpr std::int64_t kDecodeMaxQueries = 16;
 
 OpFeatures op_features(const AttentionShape& s, DType dtype);
 OpFeatures op_features(const GemmShape& g, DType dtype);
+// Linear attention's core: its units are the (sequence, value head) recurrences, each a chain of
+// q_len dependent steps over its state; `dtype` is the state's.
+OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
 
 struct OpModel {
   double t0_s = 0;             // fixed cost per call (launch, setup)

@@ -1,0 +1,265 @@
+// linear_attention (Gated DeltaNet and Mamba2 cores) against a float64 reference written from the
+// recurrences' definitions: every output, state and conv-state element checked, outputs poisoned
+// with NaN before each run; fp32 and bf16 states, decode steps and multi-block prefills, grouped
+// value heads, 1 and 2 threads.
+#include "mhacfg/kernels/cpu/linear_attention.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "reference.hpp"
+#include "tolerances.hpp"
+
+namespace mhacfg::kernels::cpu {
+namespace {
+
+using Vec = std::vector<double>;
+
+// Inputs of one call, in fp32 (what the kernel reads) and their exact float64 values.
+struct Inputs {
+  std::vector<float> x, decay, beta, conv_w, conv_b, skip, state, conv_state;
+};
+
+std::vector<float> uniform(std::int64_t n, std::uint32_t seed, float lo, float hi) {
+  std::vector<float> v = test::random_values(n, seed);  // [-1, 1)
+  for (float& e : v) e = lo + (hi - lo) * (e + 1.0f) / 2.0f;
+  return v;
+}
+
+Inputs make_inputs(const LinearAttentionShape& s, std::uint32_t seed) {
+  const std::int64_t tokens = s.batch * s.q_len, conv = s.conv_dim();
+  Inputs in;
+  in.x = test::random_values(tokens * conv, seed);
+  // Decays exp(-1) .. exp(-0.05): a Mamba2 state holds at most ~20 steps' updates.
+  in.decay = uniform(tokens * s.num_v_heads, seed + 1, -1.0f, -0.05f);
+  in.beta = uniform(tokens * s.num_v_heads, seed + 2, 0.05f, s.kind == LinearKind::mamba2 ? 0.5f : 1.0f);
+  in.conv_w = uniform(s.conv_kernel * conv, seed + 3, -0.5f, 0.5f);
+  in.conv_b = uniform(conv, seed + 4, -0.1f, 0.1f);
+  in.skip = test::random_values(s.num_v_heads, seed + 5);
+  in.state = uniform(s.batch * s.num_v_heads * s.head_k_dim * s.head_v_dim, seed + 6, -0.5f, 0.5f);
+  in.conv_state = test::random_values(s.batch * (s.conv_kernel - 1) * conv, seed + 7);
+  return in;
+}
+
+double round_bf16(double v) { return bf16_to_fp32(fp32_to_bf16(static_cast<float>(v))); }
+
+struct Result {
+  Vec o, state, conv_state;
+};
+
+// The recurrences in float64. `bf16_state`: the state is rounded to bf16 after every
+// kLinearAttentionTokenBlock tokens and at the end, and the kept convolution inputs are stored in
+// bf16 (as the kernel does with a bf16 state).
+Result reference(const LinearAttentionShape& s, const Inputs& in, bool bf16_state, bool with_bias, bool with_skip) {
+  const std::int64_t dk = s.head_k_dim, dv = s.head_v_dim, K = s.conv_kernel, C = s.conv_dim();
+  const std::int64_t key_dim = s.num_k_heads * dk, ratio = s.num_v_heads / s.num_k_heads;
+  const bool mamba = s.kind == LinearKind::mamba2;
+  Result r;
+  r.o.assign(static_cast<std::size_t>(s.batch * s.q_len * s.num_v_heads * dv), 0.0);
+  r.state.assign(in.state.begin(), in.state.end());
+  r.conv_state.assign(in.conv_state.begin(), in.conv_state.end());
+  const auto silu = [](double v) { return v / (1.0 + std::exp(-v)); };
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    // Every input of the sequence, the kept ones first.
+    std::vector<Vec> inputs;
+    for (std::int64_t j = 0; j < K - 1; ++j)
+      inputs.emplace_back(r.conv_state.begin() + (b * (K - 1) + j) * C, r.conv_state.begin() + (b * (K - 1) + j + 1) * C);
+    for (std::int64_t t = 0; t < s.q_len; ++t)
+      inputs.emplace_back(in.x.begin() + (b * s.q_len + t) * C, in.x.begin() + (b * s.q_len + t + 1) * C);
+    for (std::int64_t t = 0; t < s.q_len; ++t) {
+      Vec c(static_cast<std::size_t>(C));
+      for (std::int64_t ch = 0; ch < C; ++ch) {
+        double acc = with_bias ? in.conv_b[ch] : 0.0;
+        for (std::int64_t j = 0; j < K; ++j) acc += double(in.conv_w[j * C + ch]) * inputs[t + j][ch];
+        c[ch] = silu(acc);
+      }
+      for (std::int64_t h = 0; h < s.num_v_heads; ++h) {
+        const std::int64_t kh = h / ratio, row = (b * s.q_len + t) * s.num_v_heads + h;
+        Vec q(c.begin() + kh * dk, c.begin() + (kh + 1) * dk);
+        Vec k(c.begin() + key_dim + kh * dk, c.begin() + key_dim + (kh + 1) * dk);
+        const Vec v(c.begin() + 2 * key_dim + h * dv, c.begin() + 2 * key_dim + (h + 1) * dv);
+        double* S = &r.state[(b * s.num_v_heads + h) * dk * dv];
+        double* o = &r.o[row * dv];
+        const double decay = std::exp(double(in.decay[row])), beta = in.beta[row];
+        if (mamba) {
+          for (std::int64_t i = 0; i < dk; ++i)
+            for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] = decay * S[i * dv + j] + beta * k[i] * v[j];
+          for (std::int64_t j = 0; j < dv; ++j) {
+            for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
+            if (with_skip) o[j] += double(in.skip[h]) * v[j];
+          }
+        } else {
+          const auto l2 = [&](Vec& u, double scale) {
+            double ss = 0;
+            for (double e : u) ss += e * e;
+            for (double& e : u) e *= scale / std::sqrt(ss + kLinearAttentionNormEps);
+          };
+          l2(q, 1.0 / std::sqrt(double(dk)));
+          l2(k, 1.0);
+          for (std::int64_t i = 0; i < dk * dv; ++i) S[i] *= decay;
+          Vec delta(static_cast<std::size_t>(dv));
+          for (std::int64_t j = 0; j < dv; ++j) {
+            double sk = 0;
+            for (std::int64_t i = 0; i < dk; ++i) sk += S[i * dv + j] * k[i];
+            delta[j] = beta * (v[j] - sk);
+          }
+          for (std::int64_t i = 0; i < dk; ++i)
+            for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] += k[i] * delta[j];
+          for (std::int64_t j = 0; j < dv; ++j)
+            for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
+        }
+      }
+      const bool block_end = (t + 1) % kLinearAttentionTokenBlock == 0 || t + 1 == s.q_len;
+      if (bf16_state && block_end)
+        for (std::int64_t i = b * s.num_v_heads * dk * dv; i < (b + 1) * s.num_v_heads * dk * dv; ++i)
+          r.state[i] = round_bf16(r.state[i]);
+    }
+    for (std::int64_t j = 0; j < K - 1; ++j)  // the last K - 1 inputs
+      for (std::int64_t ch = 0; ch < C; ++ch) {
+        const double v = inputs[s.q_len + j][ch];
+        r.conv_state[(b * (K - 1) + j) * C + ch] = bf16_state ? round_bf16(v) : v;
+      }
+  }
+  return r;
+}
+
+template <class StateT>
+struct Outputs {
+  std::vector<float> o, state, conv_state;  // the states widened to fp32
+};
+
+template <class StateT>
+Outputs<StateT> run_kernel(const LinearAttentionShape& s, const Inputs& in, bool with_bias, bool with_skip, int threads) {
+  std::vector<StateT> state(in.state.size()), conv_state(in.conv_state.size());
+  if constexpr (std::is_same_v<StateT, float>) {
+    state = in.state;
+    conv_state = in.conv_state;
+  } else {
+    state = test::to_bf16(in.state);
+    conv_state = test::to_bf16(in.conv_state);
+  }
+  Outputs<StateT> out;
+  out.o.assign(static_cast<std::size_t>(s.batch * s.q_len * s.num_v_heads * s.head_v_dim), NAN);
+  LinearAttentionParams<StateT> p;
+  p.shape = s;
+  p.x = in.x.data();
+  p.decay = in.decay.data();
+  p.beta = in.beta.data();
+  p.conv_weight = in.conv_w.data();
+  p.conv_bias = with_bias ? in.conv_b.data() : nullptr;
+  p.skip = with_skip ? in.skip.data() : nullptr;
+  p.state = state.data();
+  p.conv_state = conv_state.data();
+  p.o = out.o.data();
+  p.threads = threads;
+  linear_attention(p);
+  const auto widen = [](const std::vector<StateT>& v) {
+    std::vector<float> f(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if constexpr (std::is_same_v<StateT, float>) f[i] = v[i];
+      else f[i] = bf16_to_fp32(v[i]);
+    }
+    return f;
+  };
+  out.state = widen(state);
+  out.conv_state = widen(conv_state);
+  return out;
+}
+
+// Inputs whose stored values a bf16 state holds exactly (what the kernel starts from).
+Inputs with_bf16_states(Inputs in) {
+  for (float& v : in.state) v = bf16_to_fp32(fp32_to_bf16(v));
+  for (float& v : in.conv_state) v = bf16_to_fp32(fp32_to_bf16(v));
+  return in;
+}
+
+double largest(const Vec& v) {
+  double m = 0;
+  for (double e : v) m = std::max(m, std::abs(e));
+  return m;
+}
+
+LinearAttentionShape shape(LinearKind kind, std::int64_t batch, std::int64_t q_len, std::int64_t kh, std::int64_t vh,
+                           std::int64_t dk, std::int64_t dv, std::int64_t conv) {
+  return LinearAttentionShape{batch, q_len, kh, vh, dk, dv, conv, kind};
+}
+
+TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and bf16 states", "[kernels][cpu][linear]") {
+  const LinearAttentionShape cases[] = {
+      shape(LinearKind::gated_deltanet, 1, 1, 2, 4, 32, 48, 4),     // a decode step, 2 value heads per key head
+      shape(LinearKind::gated_deltanet, 3, 1, 4, 4, 64, 64, 4),     // batch 3
+      shape(LinearKind::gated_deltanet, 2, 150, 1, 2, 16, 24, 4),   // prefill over 3 token blocks
+      shape(LinearKind::gated_deltanet, 1, 2, 3, 3, 128, 128, 2),   // q_len 2 (the kept input and a new one)
+      shape(LinearKind::mamba2, 2, 1, 1, 8, 32, 16, 4),             // one group, 8 heads
+      shape(LinearKind::mamba2, 1, 130, 2, 4, 16, 8, 4),            // prefill, 2 groups
+      shape(LinearKind::mamba2, 1, 3, 2, 2, 64, 32, 1),             // no kept inputs (kernel 1)
+      shape(LinearKind::gated_deltanet, 1, 70, 1, 1, 8, 8, 64),     // the widest kernel: tokens read the kept inputs
+  };
+  for (const LinearAttentionShape& s : cases) {
+    DYNAMIC_SECTION(to_string(s.kind) << " batch " << s.batch << " q_len " << s.q_len << " heads " << s.num_k_heads << "/"
+                                      << s.num_v_heads << " dims " << s.head_k_dim << "x" << s.head_v_dim << " kernel "
+                                      << s.conv_kernel) {
+      const Inputs in = make_inputs(s, static_cast<std::uint32_t>(s.q_len * 31 + s.head_k_dim + s.num_v_heads));
+      const bool mamba = s.kind == LinearKind::mamba2;
+      for (const bool bias : {false, true}) {
+        const Result want = reference(s, in, false, bias, mamba);
+        // Outputs are sums of up to head_k_dim state-times-input products over states that held up to
+        // ~20 steps' updates, so errors are measured against the largest output.
+        const double scale = std::max(1.0, largest(want.o));
+        for (int threads : {1, 2}) {
+          const auto got = run_kernel<float>(s, in, bias, mamba, threads);
+          test::check_every_element(got.o, want.o, test::kFp32RecurrenceTol * scale);
+          test::check_every_element(got.state, want.state, test::kFp32RecurrenceTol * std::max(1.0, largest(want.state)));
+          test::check_every_element(got.conv_state, want.conv_state, 0.0);  // copies of inputs
+        }
+      }
+      // bf16 state: the kernel's arithmetic against the reference rounding at the same points.
+      const Inputs in16 = with_bf16_states(in);
+      const Result want16 = reference(s, in16, true, true, mamba);
+      const auto got16 = run_kernel<bf16_bits>(s, in, true, mamba, 2);
+      const double scale = std::max(1.0, largest(want16.o));
+      test::check_every_element(got16.conv_state, want16.conv_state, 0.0);
+      if (s.q_len <= kLinearAttentionTokenBlock) {  // one block: outputs come before any rounding
+        test::check_every_element(got16.o, want16.o, test::kFp32RecurrenceTol * scale);
+      } else {  // a state rounded at a block's end may land one bf16 step from the reference's
+        test::check_every_element(got16.o, want16.o, test::kBf16RecurrenceTol * scale);
+      }
+      // The stored state: each element the reference's rounded value, or its neighbour when the
+      // fp32 value sat at a rounding boundary.
+      test::check_every_element(got16.state, want16.state,
+                                test::kBf16RelativeRounding * std::max(1.0, largest(want16.state)));
+    }
+  }
+}
+
+TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[kernels][cpu][linear]") {
+  const auto why = [](LinearAttentionShape s, DType d = DType::fp32) { return linear_attention_unsupported_reason(s, d); };
+  const LinearAttentionShape ok = shape(LinearKind::gated_deltanet, 1, 1, 2, 4, 32, 32, 4);
+  CHECK(why(ok).empty());
+  CHECK(why(ok, DType::bf16).empty());
+  CHECK(why(ok, DType::fp8).rfind("dtype = fp8", 0) == 0);
+  auto s = ok;
+  s.num_k_heads = 3;
+  CHECK(why(s).rfind("num_k_heads = 3: must divide num_v_heads = 4", 0) == 0);
+  s = ok;
+  s.head_v_dim = 0;
+  CHECK(why(s).rfind("head_v_dim = 0", 0) == 0);
+  s = ok;
+  s.conv_kernel = 65;
+  CHECK(why(s).rfind("conv_kernel = 65", 0) == 0);
+  s = ok;
+  s.q_len = 0;
+  CHECK(why(s).rfind("q_len = 0", 0) == 0);
+  LinearAttentionParams<float> p;
+  p.shape = s;
+  CHECK_THROWS_AS(linear_attention(p), InputError);
+}
+
+}  // namespace
+}  // namespace mhacfg::kernels::cpu
