@@ -118,9 +118,14 @@ nlohmann::json model_json(const ModelSpec& m) {
 std::string linear_kind_text(LinearKind k) { return k == LinearKind::mamba2 ? "Mamba2" : "Gated DeltaNet"; }
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
-  return "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) is the roofline of " +
-         profile.name + "'s ceilings: no kernel of mhacfg's measures it; its projections and the softmax layers are " +
-         (profile.calibrated() ? "calibrated." : "the roofline too.");
+  const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
+  const bool prefill = profile.ops.count("linear_attention/prefill") > 0, decode = profile.ops.count("linear_attention/decode") > 0;
+  if (prefill && decode)
+    return core + "is calibrated: " + profile.name + " fits mhacfg's linear-attention kernel (linear_attention/prefill and /decode).";
+  return core + "is the roofline of " + profile.name + "'s ceilings" +
+         (prefill || decode ? " where the profile has no fit of it (it fits linear_attention/" + std::string(prefill ? "prefill" : "decode") + " only)"
+                            : ": only mhacfg's CPU kernel measures it (calibrate --device cpu), and this profile has no fit of it") +
+         "; its projections and the softmax layers are " + (profile.calibrated() ? "calibrated." : "the roofline too.");
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {

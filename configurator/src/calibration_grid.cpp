@@ -34,6 +34,66 @@ MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dty
   return r;
 }
 
+MeasurementRecord linear(LinearKind kind, std::int64_t batch, std::int64_t q_len, std::int64_t kh, std::int64_t vh,
+                         std::int64_t dk, std::int64_t dv, DType state) {
+  MeasurementRecord r;
+  r.op = OpKind::linear_attention;
+  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
+  r.linear = LinearAttentionShape{batch, q_len, kh, vh, dk, dv, 4, kind};
+  r.dtype = state;
+  r.json = record_to_json(r);
+  return r;
+}
+
+// Linear attention's cores (CPU kernel only; no CUDA kernel yet): the layers of Qwen3-Next (Gated
+// DeltaNet, 16 key / 32 value heads of 128, and its halves under tp 2), Nemotron-H (Mamba2, 8 groups,
+// 128 heads of 64, d_state 128) and Granite 4.0-H (one group), and narrower ones; decode steps from
+// one sequence (the state in cache) to batches whose states stream from memory, fp32 and bf16 states;
+// prefills of 64-1024 tokens (the state stays in cache, the work is the recurrence).
+void add_linear_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  const LinearKind gdn = LinearKind::gated_deltanet, m2 = LinearKind::mamba2;
+  const DType f32 = DType::fp32, bf = DType::bf16;
+  for (std::int64_t batch : quick ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 4, 16}) {
+    g.push_back(linear(gdn, batch, 1, 16, 32, 128, 128, bf));
+    g.push_back(linear(m2, batch, 1, 8, 128, 128, 64, bf));
+  }
+  g.push_back(linear(gdn, 8, 1, 16, 32, 128, 128, f32));
+  g.push_back(linear(gdn, 2, 1, 8, 16, 128, 128, f32));
+  g.push_back(linear(gdn, 32, 1, 4, 8, 64, 64, bf));
+  g.push_back(linear(gdn, 1, 1, 4, 8, 64, 64, f32));
+  g.push_back(linear(m2, 4, 1, 1, 128, 128, 64, f32));
+  g.push_back(linear(m2, 16, 1, 8, 64, 64, 64, bf));
+  g.push_back(linear(gdn, 4, 1, 8, 8, 128, 256, bf));
+  // fp32 states: the Mamba2 step walks its state once, Gated DeltaNet's twice, and neither widens.
+  g.push_back(linear(m2, 1, 1, 8, 128, 128, 64, f32));
+  g.push_back(linear(m2, 16, 1, 8, 64, 64, 64, f32));
+  g.push_back(linear(gdn, 4, 1, 16, 32, 128, 128, f32));
+  g.push_back(linear(m2, 8, 1, 2, 48, 128, 96, f32));
+  if (!quick) {
+    g.push_back(linear(gdn, 2, 1, 12, 24, 128, 128, f32));
+    g.push_back(linear(gdn, 8, 1, 8, 16, 128, 128, bf));
+    g.push_back(linear(m2, 2, 1, 1, 128, 128, 64, bf));
+    g.push_back(linear(m2, 64, 1, 2, 32, 64, 64, bf));
+    g.push_back(linear(gdn, 1, 1, 2, 4, 256, 128, f32));
+  }
+  g.push_back(linear(gdn, 1, 128, 16, 32, 128, 128, f32));
+  g.push_back(linear(gdn, 1, 256, 8, 16, 128, 128, bf));
+  g.push_back(linear(gdn, 1, 1024, 4, 8, 64, 64, f32));
+  g.push_back(linear(gdn, 2, 256, 4, 8, 64, 64, f32));
+  g.push_back(linear(m2, 1, 128, 8, 128, 128, 64, bf));
+  g.push_back(linear(m2, 1, 512, 1, 32, 128, 64, f32));
+  g.push_back(linear(m2, 1, 64, 8, 64, 64, 64, f32));
+  g.push_back(linear(m2, 1, 256, 1, 64, 128, 64, f32));
+  g.push_back(linear(gdn, 1, 192, 8, 16, 96, 128, f32));
+  if (!quick) {
+    g.push_back(linear(m2, 1, 256, 1, 32, 128, 64, bf));
+    g.push_back(linear(gdn, 1, 64, 16, 32, 128, 128, bf));
+    g.push_back(linear(gdn, 1, 512, 2, 4, 128, 128, f32));
+    g.push_back(linear(m2, 2, 256, 2, 32, 64, 64, bf));
+    g.push_back(linear(gdn, 1, 300, 4, 8, 128, 256, f32));
+  }
+}
+
 }  // namespace
 
 MeasurementRecord speed_check_prefill(GridDevice device) {
@@ -128,6 +188,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     g.push_back(gemm(2048, 512, 1024, f32));
     if (!quick)
       for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));
+    add_linear_cpu(g, quick);
     return g;
   }
   const DType bf = DType::bf16;

@@ -29,6 +29,19 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     s.tiles = warm_cache;
     return s;
   }
+  if (op_class == "linear_attention/decode" || op_class == "linear_attention/prefill") {
+    // The recurrences: with one core (CPU) the time follows the state elements walked and widened
+    // (L, L_w in time_model.hpp), the bytes from cache or memory; on a device with many units, how
+    // well the (sequence, value head) units fill it.
+    s.stream_exponent = !warm_cache;
+    s.half_streams = !warm_cache;
+    s.load = s.widen = warm_cache;
+    if (warm_cache && op_class == "linear_attention/prefill") {  // the state stays in cache
+      s.cache = s.bw = false;
+      s.bw_ceiling = true;
+    }
+    return s;
+  }
   // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
   // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
   s.stream_exponent = true;
@@ -68,7 +81,9 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
 }
 
 OpFeatures record_features(const MeasurementRecord& r) {
-  return r.op == OpKind::gemm ? op_features(r.gemm, r.dtype) : op_features(r.attention, r.dtype);
+  if (r.op == OpKind::gemm) return op_features(r.gemm, r.dtype);
+  if (r.op == OpKind::linear_attention) return op_features(r.linear, r.dtype);
+  return op_features(r.attention, r.dtype);
 }
 
 ErrorStats error_stats(std::vector<double> ape) {

@@ -14,6 +14,7 @@ std::string_view to_string(OpKind k) {
     case OpKind::attention: return "attention";
     case OpKind::gemm: return "gemm";
     case OpKind::attention_block: return "attention_block";
+    case OpKind::linear_attention: return "linear_attention";
   }
   MHACFG_CHECK(false, "unknown OpKind");
 }
@@ -32,7 +33,7 @@ bool is_op_class(const std::string& c) {
     for (Phase phase : {Phase::prefill, Phase::decode})
       for (const char* mla : {"", "/mla"})
         if (c == std::string(to_string(op)) + "/" + std::string(to_string(phase)) + mla) return true;
-  return c == "gemm";
+  return c == "gemm" || c == "linear_attention/prefill" || c == "linear_attention/decode";
 }
 
 namespace {
@@ -85,6 +86,30 @@ void parse_attention_fields(const JsonFields& f, MeasurementRecord& r) {
                      "must not exceed kv_len = " + std::to_string(s.kv_len));
 }
 
+// Fields of a linear_attention record: the LinearAttentionShape's (Mamba2: groups are num_k_heads,
+// d_state is head_k_dim, its head_dim is head_v_dim).
+void parse_linear_fields(const JsonFields& f, MeasurementRecord& r) {
+  LinearAttentionShape& s = r.linear;
+  r.phase = parse_phase(f);
+  const std::string kind = f.require_string("kind");
+  if (kind == "gated_deltanet") s.kind = LinearKind::gated_deltanet;
+  else if (kind == "mamba2") s.kind = LinearKind::mamba2;
+  else throw InputError(f.name("kind"), "\"" + kind + "\"", "must be \"gated_deltanet\" or \"mamba2\"");
+  s.batch = f.require_int("batch");
+  s.q_len = f.require_int("q_len");
+  s.num_k_heads = f.require_int("num_k_heads");
+  s.num_v_heads = f.require_int("num_v_heads");
+  s.head_k_dim = f.require_int("head_k_dim");
+  s.head_v_dim = f.require_int("head_v_dim");
+  s.conv_kernel = f.require_int("conv_kernel");
+  if (s.num_v_heads % s.num_k_heads != 0)
+    throw InputError(f.name("num_k_heads"), std::to_string(s.num_k_heads),
+                     "must divide num_v_heads = " + std::to_string(s.num_v_heads));
+  if (r.phase == Phase::decode && s.q_len != 1)
+    throw InputError(f.name("q_len"), std::to_string(s.q_len), "a linear_attention decode step takes one token (q_len 1)");
+  s.conv_dim();  // overflow-checked
+}
+
 }  // namespace
 
 MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where) {
@@ -106,8 +131,11 @@ MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where
     r.gemm.m = f.require_int("m");
     r.gemm.n = f.require_int("n");
     r.gemm.k = f.require_int("k");
+  } else if (op == "linear_attention") {
+    r.op = OpKind::linear_attention;
+    parse_linear_fields(f, r);
   } else {
-    throw InputError(f.name("op"), "\"" + op + "\"", "unknown op (expected attention, gemm or attention_block)");
+    throw InputError(f.name("op"), "\"" + op + "\"", "unknown op (expected attention, gemm, attention_block or linear_attention)");
   }
   r.dtype = parse_dtype(f.optional_string("dtype").value_or("bf16"), f.name("dtype"));
   r.backend = f.optional_string("backend").value_or("");
@@ -129,6 +157,17 @@ nlohmann::json record_to_json(const MeasurementRecord& r) {
     j["m"] = r.gemm.m;
     j["n"] = r.gemm.n;
     j["k"] = r.gemm.k;
+  } else if (r.op == OpKind::linear_attention) {
+    const LinearAttentionShape& s = r.linear;
+    j["phase"] = std::string(to_string(r.phase));
+    j["kind"] = std::string(to_string(s.kind));
+    j["batch"] = s.batch;
+    j["q_len"] = s.q_len;
+    j["num_k_heads"] = s.num_k_heads;
+    j["num_v_heads"] = s.num_v_heads;
+    j["head_k_dim"] = s.head_k_dim;
+    j["head_v_dim"] = s.head_v_dim;
+    j["conv_kernel"] = s.conv_kernel;
   } else {
     const AttentionShape& s = r.attention;
     j["phase"] = std::string(to_string(r.phase));

@@ -79,7 +79,23 @@ MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std
   return r;
 }
 
+MeasurementRecord linear(mhacfg::LinearKind kind, std::int64_t batch, std::int64_t q_len, std::int64_t kh, std::int64_t vh,
+                         std::int64_t dk, std::int64_t dv, DType state) {
+  MeasurementRecord r;
+  r.op = OpKind::linear_attention;
+  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
+  r.linear = {batch, q_len, kh, vh, dk, dv, 4, kind};
+  r.dtype = state;
+  return r;
+}
+
 std::string name_of(const MeasurementRecord& r) {
+  if (r.op == OpKind::linear_attention) {
+    const mhacfg::LinearAttentionShape& s = r.linear;
+    return r.op_class() + "/" + std::string(mhacfg::to_string(s.kind)) + "/" + std::string(mhacfg::to_string(r.dtype)) +
+           "_b" + std::to_string(s.batch) + "_q" + std::to_string(s.q_len) + "_h" + std::to_string(s.num_k_heads) + "x" +
+           std::to_string(s.num_v_heads) + "_d" + std::to_string(s.head_k_dim) + "x" + std::to_string(s.head_v_dim);
+  }
   if (r.op == OpKind::gemm)
     return "gemm/m" + std::to_string(r.gemm.m) + "_n" + std::to_string(r.gemm.n) + "_k" + std::to_string(r.gemm.k);
   const AttentionShape& s = r.attention;
@@ -95,6 +111,11 @@ void counts(const MeasurementRecord& r, double& flop, double& bytes) {
   if (r.op == OpKind::gemm) {
     flop = static_cast<double>(mhacfg::gemm_flops(r.gemm));
     bytes = static_cast<double>(mhacfg::gemm_bytes(r.gemm, DType::fp32));
+    return;
+  }
+  if (r.op == OpKind::linear_attention) {  // the state read and written, each token's inputs and output
+    flop = static_cast<double>(mhacfg::linear_attention_flops(r.linear));
+    bytes = static_cast<double>(mhacfg::linear_attention_bytes(r.linear, r.dtype));
     return;
   }
   const AttentionShape& s = r.attention;
@@ -199,6 +220,11 @@ int main(int argc, char** argv) {
       mla(1, 32768, 128, DType::bf16),                                             // MLA, 128 heads
       mla(1, 131072, 16, DType::bf16),                                             // MLA, 16 heads
       block(Phase::decode, 8, 1, 4096, 4096, 32, 8, 128, DType::bf16),
+      // Qwen3-Next's Gated DeltaNet (16 key / 32 value heads of 128) and Nemotron-H's Mamba2 (8
+      // groups, 128 heads of 64, d_state 128): a decode step at batch 16, and a 1024-token prefill.
+      linear(mhacfg::LinearKind::gated_deltanet, 16, 1, 16, 32, 128, 128, DType::bf16),
+      linear(mhacfg::LinearKind::gated_deltanet, 1, 1024, 16, 32, 128, 128, DType::fp32),
+      linear(mhacfg::LinearKind::mamba2, 16, 1, 8, 128, 128, 64, DType::bf16),
   };
   for (const MeasurementRecord& r : records) {
     double flop = 0, bytes = 0;

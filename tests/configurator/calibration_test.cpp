@@ -154,7 +154,7 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   CHECK(r.err == "mhacfg: error: " + bad + ":2: m = 0: must be positive\n");
   const std::string op = write("op.jsonl", "{\"op\": \"conv\"}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", op});
-  CHECK(r.err == "mhacfg: error: " + op + ":1: op = \"conv\": unknown op (expected attention, gemm or attention_block)\n");
+  CHECK(r.err == "mhacfg: error: " + op + ":1: op = \"conv\": unknown op (expected attention, gemm, attention_block or linear_attention)\n");
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
   CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");
@@ -200,6 +200,48 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   r = run({"calibrate", "--from", untimed, "--base", "h100-sxm", "--out", path("never.json")});
   CHECK(r.code == 2);
   CHECK(r.err.find("calibration needs timed records") != std::string::npos);
+}
+
+TEST_CASE("linear_attention records: read, predicted on the CPU profile's fit, and refused with their field", "[calibration][cli]") {
+  const std::string step = "{\"op\": \"linear_attention\", \"phase\": \"decode\", \"kind\": \"gated_deltanet\", "
+                           "\"num_k_heads\": 16, \"num_v_heads\": 32, \"head_k_dim\": 128, \"head_v_dim\": 128, "
+                           "\"conv_kernel\": 4, \"dtype\": \"bf16\"";
+  const std::string in = write("linear.jsonl", step + ", \"batch\": 4, \"q_len\": 1}\n" + step + ", \"batch\": 8, \"q_len\": 1}\n");
+  // The shipped CPU profile fits the class (mhacfg's CPU kernel measured it); a GPU profile has no fit.
+  CliResult r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", in});
+  REQUIRE(r.code == 0);
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(r.out);
+  for (std::string l; std::getline(lines, l);) out.push_back(nlohmann::json::parse(l));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0]["predicted_basis"] == "calibrated");
+  CHECK(out[0]["kind"] == "gated_deltanet");
+  CHECK(out[1]["batch"] == 8);
+  CHECK(out[1]["predicted_ms"].get<double>() > 1.5 * out[0]["predicted_ms"].get<double>());
+  r = run({"predict", "--profile", "h200-sxm", "--in", in});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["predicted_basis"] == "uncalibrated roofline");
+  const std::string kind = write("linear-kind.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"decode\", \"kind\": \"rwkv7\"}\n");
+  r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", kind});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + kind + ":1: kind = \"rwkv7\": must be \"gated_deltanet\" or \"mamba2\"\n");
+  const std::string two = write("linear-two.jsonl", step + ", \"batch\": 1, \"q_len\": 2}\n");
+  r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", two});
+  CHECK(r.err == "mhacfg: error: " + two + ":1: q_len = 2: a linear_attention decode step takes one token (q_len 1)\n");
+  const std::string heads = write("linear-heads.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"decode\", \"kind\": \"mamba2\", \"batch\": 1, \"q_len\": 1, "
+                                                  "\"num_k_heads\": 3, \"num_v_heads\": 32, \"head_k_dim\": 64, \"head_v_dim\": 64, "
+                                                  "\"conv_kernel\": 4}\n");
+  r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", heads});
+  CHECK(r.err == "mhacfg: error: " + heads + ":1: num_k_heads = 3: must divide num_v_heads = 32\n");
+  // The CUDA harness refuses it by name (no CUDA kernel yet); the CPU harness runs it.
+  const std::string tiny = write("tiny-linear.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"prefill\", \"kind\": \"mamba2\", "
+                                                       "\"batch\": 1, \"q_len\": 8, \"num_k_heads\": 1, \"num_v_heads\": 2, "
+                                                       "\"head_k_dim\": 16, \"head_v_dim\": 8, \"conv_kernel\": 4, \"dtype\": \"fp32\"}\n");
+  r = run({"bench", "--in", tiny, "--repetitions", "1"});
+  REQUIRE(r.code == 0);
+  const auto timed = nlohmann::json::parse(r.out);
+  CHECK(timed["backend"] == "mhacfg-cpu");
+  CHECK(timed["time_ms"].get<double>() > 0);
 }
 
 TEST_CASE("a failed calibration leaves an existing profile untouched", "[calibration][errors]") {

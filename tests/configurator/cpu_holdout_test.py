@@ -24,8 +24,10 @@ profile = work / "cpu.json"
 # a third of 18 in other regimes (decode of 2-4 query positions, windows, prefill against a longer
 # cache, MLA rank 384, GEMM m 3/48/200, a d_model-4096 decode block); a fourth of 11 with chunked
 # attention (Llama 4's layers: prefill across chunk boundaries, decode in the last chunk, and one prefill
-# shape in chunks, in a window of the same size and in full, side by side).
-sets = [source / f"tests/fixtures/cpu-holdout-shapes{suffix}.jsonl" for suffix in ("", "-2", "-3", "-4")]
+# shape in chunks, in a window of the same size and in full, side by side); a fifth of 17 linear-attention
+# cores (Gated DeltaNet and Mamba2 decode steps and prefills at widths, groupings and batches the grid
+# does not have).
+sets = [source / f"tests/fixtures/cpu-holdout-shapes{suffix}.jsonl" for suffix in ("", "-2", "-3", "-4", "-5")]
 counts = [len(s.read_text().splitlines()) for s in sets]
 holdout_args = [arg for s in sets for arg in ("--holdout", str(s))]
 r = subprocess.run([mhacfg, "calibrate", "--device", "cpu", "--quick", *holdout_args,
@@ -46,7 +48,8 @@ def check(cond, what):
 
 
 check(p["source"] == "measured" and p["kind"] == "cpu", "a measured CPU profile")
-check(set(p["ops"]) == {"attention/prefill", "attention/decode", "attention/decode/mla", "gemm"}, "every op class fitted")
+check(set(p["ops"]) == {"attention/prefill", "attention/decode", "attention/decode/mla", "gemm",
+                        "linear_attention/prefill", "linear_attention/decode"}, "every op class fitted")
 check(p["provenance"]["threads"] == 1 and p["provenance"]["grid"] == "quick", "provenance: threads and grid")
 check(p["provenance"]["seconds"] < 120, f"quick calibration took {p['provenance']['seconds']:.1f} s")
 m = p["measured"]

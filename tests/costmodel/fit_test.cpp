@@ -497,6 +497,48 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   CHECK(all.decode_attention_core_ms == Approx(36 * (linear_ms + 0.010) + 12 * softmax_ms).epsilon(1e-9));
 }
 
+TEST_CASE("the CPU linear-attention model: passes over the state, widening, and its rates recovered", "[fit][model]") {
+  // Features: the CPU kernel walks a Gated DeltaNet state twice per token and a Mamba2 state once, and
+  // widens and rounds back a bf16 state once per 64-token block.
+  const LinearAttentionShape gdn{2, 130, 4, 8, 64, 32, 4, LinearKind::gated_deltanet};
+  const OpFeatures g32 = op_features(gdn, DType::fp32), g16 = op_features(gdn, DType::bf16);
+  CHECK(g32.elements == 2.0 * 8 * 64 * 32 * 130 * 2);
+  CHECK(g32.widened == 0);
+  CHECK(g16.widened == 2.0 * (2 * 8 * 64 * 32) * 3);  // blocks of 64, 64 and 2 tokens
+  CHECK(g32.streams == 16);
+  LinearAttentionShape m2 = gdn;
+  m2.kind = LinearKind::mamba2;
+  CHECK(op_features(m2, DType::fp32).elements == g32.elements / 2);
+  // A known model of the CPU prefill family is recovered from its own timings.
+  OpModel truth;
+  truth.t0_s = 30e-6;
+  truth.peak_flop_per_s = 150e9;
+  truth.load_rate = 9e9;
+  truth.widen_rate = 2e9;
+  truth.bw_bytes_per_s = 15e9;
+  const SpecCeilings cpu = one_cpu_thread(110e9, 15e9);
+  std::vector<MeasurementRecord> rs;
+  for (LinearKind kind : {LinearKind::gated_deltanet, LinearKind::mamba2})
+    for (std::int64_t q : {64, 200, 512})
+      for (auto [kh, vh, dk, dv] : {std::tuple{4, 8, 64, 64}, std::tuple{8, 16, 128, 128}, std::tuple{1, 32, 128, 64}})
+        for (DType dt : {DType::fp32, DType::bf16}) {
+          MeasurementRecord r;
+          r.op = OpKind::linear_attention;
+          r.phase = Phase::prefill;
+          r.linear = LinearAttentionShape{1, q, kh, vh, dk, dv, 4, kind};
+          r.dtype = dt;
+          r.time_ms = predict_seconds(truth, op_features(r.linear, dt)) * 1e3;
+          rs.push_back(r);
+        }
+  std::vector<const MeasurementRecord*> ptrs;
+  for (const auto& r : rs) ptrs.push_back(&r);
+  const OpFit fit = fit_op_class("linear_attention/prefill", ptrs, cpu, true, true);
+  CHECK(fit.model.bw_bytes_per_s == 15e9);  // the measured read ceiling, not fitted
+  CHECK(fit.fit_p90_ape < 0.03);
+  CHECK(fit.cv_p90_ape < 0.06);
+  CHECK(fit.model.widen_rate == Approx(truth.widen_rate).epsilon(0.25));
+}
+
 TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduce", "[fit][model]") {
   // Nemotron-3-Nano's 52 blocks hold one module each: 52 all-reduces per step, where Llama-3-8B's 32
   // layers of attention and FFN need 64. Each: 5 us + 2 (tp - 1) / tp x the activations / link bandwidth.

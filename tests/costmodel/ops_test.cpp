@@ -98,3 +98,20 @@ TEST_CASE("GEMM counts", "[ops]") {
   CHECK(gemm_flops(g) == 2LL * 128 * 6144 * 4096);
   CHECK(gemm_bytes(g, DType::bf16) == 2LL * (128 * 4096 + 4096 * 6144 + 128 * 6144));
 }
+
+TEST_CASE("linear attention counts: a Qwen3-Next Gated DeltaNet layer and a Nemotron-H Mamba2 layer", "[ops]") {
+  // Qwen3-Next: 16 key / 32 value heads of 128, a 4-tap convolution over 2 x 2048 + 4096 = 8192 channels.
+  const LinearAttentionShape gdn{2, 3, 16, 32, 128, 128, 4, LinearKind::gated_deltanet};
+  CHECK(gdn.conv_dim() == 8192);
+  CHECK(linear_recurrence_products(LinearKind::gated_deltanet) == 3);
+  CHECK(linear_attention_flops(gdn) == 2LL * 3 * (6 * 32 * 128 * 128 + 2 * 8192 * 4));
+  CHECK(linear_attention_state_elements(gdn) == 2LL * (32 * 128 * 128 + 8192 * 3));
+  // Per token: the 8192 convolution inputs, beta and the decay per value head, the 4096-wide output.
+  CHECK(linear_attention_input_elements_per_token(gdn) == 8192 + 64);
+  CHECK(linear_attention_bytes(gdn, DType::bf16) == 2LL * (2 * 2 * (32 * 128 * 128 + 8192 * 3) + 6 * (8192 + 64 + 4096)));
+  // Nemotron-H: 8 groups of B and C (d_state 128), 128 heads of 64, dt per head; two products.
+  const LinearAttentionShape m2{1, 1, 8, 128, 128, 64, 4, LinearKind::mamba2};
+  CHECK(m2.conv_dim() == 2 * 8 * 128 + 128 * 64);
+  CHECK(linear_attention_flops(m2) == 4LL * 128 * 128 * 64 + 2LL * 10240 * 4);
+  CHECK(linear_attention_bytes(m2, DType::fp32) == 4LL * (2 * (128 * 128 * 64 + 10240 * 3) + 10240 + 128 + 128 * 64));
+}

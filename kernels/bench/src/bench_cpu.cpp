@@ -83,8 +83,9 @@ std::string cpu_unsupported_reason(const MeasurementRecord& r) {
   }
   const double have = physical_memory_bytes();
   if (have > 0 && need > kMaxMemoryFraction * have) {
-    const std::string field = r.op == OpKind::gemm ? "m = " + std::to_string(r.gemm.m)
-                                                   : "kv_len = " + std::to_string(r.attention.kv_len);
+    const std::string field = r.op == OpKind::gemm               ? "m = " + std::to_string(r.gemm.m)
+                              : r.op == OpKind::linear_attention ? "batch = " + std::to_string(r.linear.batch)
+                                                                 : "kv_len = " + std::to_string(r.attention.kv_len);
     return field + ": the inputs need " + gib(need) + ", more than 3/4 of this machine's " + gib(have);
   }
   return {};

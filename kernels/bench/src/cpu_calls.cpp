@@ -14,6 +14,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cpu/decode_attention.hpp"
 #include "mhacfg/kernels/cpu/gemm.hpp"
+#include "mhacfg/kernels/cpu/linear_attention.hpp"
 #include "mhacfg/kernels/cpu/mla_decode.hpp"
 #include "mhacfg/kernels/cpu/prefill_attention.hpp"
 
@@ -105,6 +106,47 @@ std::function<void()> prepare_gemm(const GemmShape& g, int threads) {
   return [st, g, threads] { cpu::gemm({g, st->a.data(), st->b.data(), st->c.data(), threads}); };
 }
 
+// Linear attention's core: its inputs (fp32), weights, state and kept convolution inputs (StateT).
+template <class StateT>
+std::function<void()> prepare_linear(const LinearAttentionShape& s, int threads) {
+  struct State {
+    Buffer<float> x, decay, beta, conv_w, conv_b, skip, o;
+    Buffer<StateT> state, conv_state;
+  };
+  const char* what = "linear attention inputs";
+  auto st = std::make_shared<State>();
+  const std::int64_t tokens = mul(s.batch, s.q_len, what), conv = s.conv_dim();
+  st->x = random_buffer<float>(mul(tokens, conv, what), 10, threads);
+  // Decays and betas as random in [-1, 1) folded to [-1, 0) and (0, 1]: values only set the speed of exp.
+  st->decay = random_buffer<float>(mul(tokens, s.num_v_heads, what), 11, threads);
+  st->beta = random_buffer<float>(mul(tokens, s.num_v_heads, what), 12, threads);
+  for (std::int64_t i = 0; i < tokens * s.num_v_heads; ++i) {
+    st->decay.data()[i] = -std::abs(st->decay.data()[i]);
+    st->beta.data()[i] = 1.0f - std::abs(st->beta.data()[i]);
+  }
+  st->conv_w = random_buffer<float>(mul(s.conv_kernel, conv, what), 13, threads);
+  st->conv_b = random_buffer<float>(conv, 14, threads);
+  st->skip = random_buffer<float>(s.num_v_heads, 15, threads);
+  st->o = Buffer<float>(mul(tokens, s.num_v_heads, s.head_v_dim, what));
+  st->state = random_buffer<StateT>(mul(mul(s.batch, s.num_v_heads, what), s.head_k_dim, s.head_v_dim, what), 16, threads);
+  st->conv_state = random_buffer<StateT>(mul(mul(s.batch, s.conv_kernel - 1, what), conv, what), 17, threads);
+  return [st, s, threads] {
+    cpu::LinearAttentionParams<StateT> p;
+    p.shape = s;
+    p.x = st->x.data();
+    p.decay = st->decay.data();
+    p.beta = st->beta.data();
+    p.conv_weight = st->conv_w.data();
+    p.conv_bias = st->conv_b.data();
+    p.skip = s.kind == LinearKind::mamba2 ? st->skip.data() : nullptr;
+    p.state = st->state.data();
+    p.conv_state = st->conv_state.data();
+    p.o = st->o.data();
+    p.threads = threads;
+    cpu::linear_attention(p);
+  };
+}
+
 // Attention block: x [tokens, d_model] -> fused QKV GEMM -> Q and the new K/V rows written into the
 // cache (the last q_len positions) -> attention -> O GEMM [tokens, num_q_heads * v_head_dim] x
 // [num_q_heads * v_head_dim, d_model].
@@ -178,12 +220,21 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
         return "kv_lora_rank = " + std::to_string(r.attention.kv_lora_rank) +
                ": attention blocks are MHA/GQA/MQA (fused QKV projection)";
       return attention_reason(r.attention, r.phase, r.dtype);
+    case OpKind::linear_attention:
+      return cpu::linear_attention_unsupported_reason(r.linear, r.dtype);
   }
   return "op = " + std::string(to_string(r.op)) + ": unknown to the CPU harness";
 }
 
 std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
+  if (r.op == OpKind::linear_attention) {  // fp32 inputs and output, the state in its dtype
+    const LinearAttentionShape& s = r.linear;
+    const char* what = "harness buffers";
+    const std::int64_t per_token = add(linear_attention_input_elements_per_token(s), mul(s.num_v_heads, s.head_v_dim, what), what);
+    return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what),
+               mul(mul(4 * s.batch, s.q_len, what), per_token, what), what);
+  }
   const AttentionShape& s = r.attention;
   // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window or chunk.
   AttentionShape cache = s;
@@ -215,6 +266,8 @@ std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads) 
                                     : prepare_attention<float>(r.attention, r.phase, threads);
     case OpKind::attention_block:
       return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads) : prepare_block<float>(r, threads);
+    case OpKind::linear_attention:
+      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear, threads) : prepare_linear<float>(r.linear, threads);
   }
   MHACFG_CHECK(false, "unknown OpKind");
 }

@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "shape_checks.hpp"
@@ -35,7 +37,12 @@ T store(float v) {
   else return fp32_to_bf16(v);
 }
 
-float silu(float v) { return v / (1.0f + std::exp(-v)); }
+// x sigmoid(x) over n values in place, with Eigen's vectorised exp (a scalar std::exp per channel
+// took a quarter of a Gated DeltaNet prefill's time at 8192 channels).
+void silu(float* v, std::int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> a(v, n);
+  a = a / (1.0f + (-a).exp());
+}
 
 template <class StateT>
 class Run {
@@ -90,7 +97,7 @@ class Run {
         }
         for (std::int64_t c = 0; c < w; ++c) out[c] += wj[c] * in[c];
       }
-      for (std::int64_t c = 0; c < w; ++c) out[c] = silu(out[c]);
+      silu(out, w);
     }
     if (!last) return;
     // The new kept inputs: the last K - 1 of (kept, this call's tokens), oldest first. Rows move
@@ -179,6 +186,7 @@ class Run {
   // out = in / sqrt(sum in^2 + eps) * scale.
   static void normalise(const float* in, float* out, std::int64_t d, float scale) {
     float ss = 0;
+#pragma omp simd reduction(+ : ss)
     for (std::int64_t r = 0; r < d; ++r) ss += in[r] * in[r];
     const float f = scale / std::sqrt(ss + static_cast<float>(kLinearAttentionNormEps));
     for (std::int64_t r = 0; r < d; ++r) out[r] = in[r] * f;

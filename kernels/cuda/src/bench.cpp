@@ -68,6 +68,7 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
       if (r.attention.is_mla()) return cu::mla_decode::supports(r.attention);
       return r.attention.q_len == 1 ? cu::decode::supports(r.attention) : cu::prefill::supports(r.attention);
     case OpKind::attention_block: return cu::attention_block::supports(r.attention, r.d_model);
+    case OpKind::linear_attention: return "op linear_attention: no CUDA kernel yet (the CPU harness runs it: --device cpu)";
   }
   return "unknown op";
 }

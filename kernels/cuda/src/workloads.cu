@@ -289,6 +289,7 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
       else
         w = std::make_unique<PrefillWorkload>(r.attention, knobs, seed, stream);
       break;
+    case OpKind::linear_attention: break;  // refused by cuda_unsupported_reason above
   }
   MHACFG_CHECK(w != nullptr, "unknown OpKind");
   synchronize(stream);  // fills done (and any error reported) before timing

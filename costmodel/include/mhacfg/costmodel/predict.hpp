@@ -65,8 +65,8 @@ struct ModelTimes {
   double tokens_per_s = 0;          // batch / decode step
   bool calibrated = true;           // every op came from a fitted class
   bool extrapolated = false;        // some op lay outside its calibrated range
-  // Every op but linear attention's core came from a fitted class (mhacfg has no linear-attention
-  // kernel to calibrate it with): then only that core is the roofline.
+  // Every op but linear attention's core came from a fitted class (only CPU profiles fit it: there is
+  // no CUDA kernel for it yet): then only that core is the roofline.
   bool calibrated_but_linear = true;
 };
 

@@ -20,6 +20,7 @@ enum class OpKind {
   attention,        // one attention call (prefill or decode; MLA absorbed decode when kv_lora_rank > 0)
   gemm,             // C[m,n] = A[m,k] B[k,n]
   attention_block,  // fused QKV GEMM + attention + O GEMM for a d_model
+  linear_attention, // a linear-attention layer's core: convolution and recurrence (ops.hpp)
 };
 enum class Phase { prefill, decode };
 
@@ -32,6 +33,7 @@ struct MeasurementRecord {
   AttentionShape attention;      // attention and attention_block
   GemmShape gemm;                // gemm
   std::int64_t d_model = 0;      // attention_block
+  LinearAttentionShape linear;   // linear_attention (dtype: the state's)
   DType dtype = DType::bf16;
   std::string backend;  // e.g. "cudnn", "flash", "cublas", "mhacfg-cpu"; may be empty
   std::string device;
@@ -40,12 +42,13 @@ struct MeasurementRecord {
   std::string where;    // "file:line" when read from a file (error messages name it); empty when built
 
   // Op class used by the fitter and by validate: "attention/prefill", "attention/decode",
-  // "attention/decode/mla", "gemm", "attention_block/prefill", "attention_block/decode".
+  // "attention/decode/mla", "gemm", "attention_block/prefill", "attention_block/decode",
+  // "linear_attention/prefill", "linear_attention/decode".
   std::string op_class() const;
 };
 
-// Whether `c` is a class op_class() produces: gemm, or attention or attention_block, then prefill or
-// decode, optionally /mla.
+// Whether `c` is a class op_class() produces: gemm; attention or attention_block, then prefill or
+// decode, optionally /mla; linear_attention/prefill or /decode.
 bool is_op_class(const std::string& c);
 
 // Parses one record; `where` (e.g. "shapes.jsonl:12") prefixes error messages. Throws InputError.

@@ -75,6 +75,12 @@ double cpu_prefill_pairs_computed(const AttentionShape& s);
 // Sum over the CPU prefill kernel's query tiles (one sequence, one KV head) of rows x key tiles.
 double cpu_prefill_tile_rows(const AttentionShape& s);
 
+// The CPU linear-attention kernel walks each value head's state once per token for Mamba2 (update and
+// read fused) and twice for Gated DeltaNet (decay and S^T k; then the update and S^T q), and widens a
+// bf16 state to fp32 and rounds it back once per block of kCpuLinearTokenBlock tokens.
+inline constexpr std::int64_t kCpuLinearTokenBlock = 64;
+inline constexpr std::int64_t cpu_linear_state_passes(LinearKind k) { return k == LinearKind::mamba2 ? 1 : 2; }
+
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
 std::int64_t attention_tile_rows(std::int64_t head_dim);
@@ -84,7 +90,9 @@ inline constexpr std::int64_t kDecodeMaxQueries = 16;
 OpFeatures op_features(const AttentionShape& s, DType dtype);
 OpFeatures op_features(const GemmShape& g, DType dtype);
 // Linear attention's core: its units are the (sequence, value head) recurrences, each a chain of
-// q_len dependent steps over its state; `dtype` is the state's.
+// q_len dependent steps over its state; `dtype` is the state's. L counts the recurrent state's elements
+// walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states), E
+// the exponentials (the convolution's SiLU per channel, the decay per value head).
 OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
 
 struct OpModel {
