@@ -211,6 +211,19 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192},
                         std::pair{16384, 16384}})
       g.push_back(gemm(m, n, k, bf));
+  // Linear attention's decode step (mhacfg's CUDA kernel has no prefill: engines run it chunked):
+  // Qwen3-Next's Gated DeltaNet layer and its tp-2 half, Nemotron-H's and Granite 4.0-H's Mamba2
+  // layers, from one sequence (a few blocks on 132 SMs) to 256 (hundreds of MiB of state).
+  for (std::int64_t batch : {1, 8, 64, 256}) {
+    g.push_back(linear(LinearKind::gated_deltanet, batch, 1, 16, 32, 128, 128, bf));
+    g.push_back(linear(LinearKind::mamba2, batch, 1, 8, 128, 128, 64, bf));
+  }
+  for (std::int64_t batch : {4, 32, 128}) {
+    g.push_back(linear(LinearKind::gated_deltanet, batch, 1, 8, 16, 128, 128, bf));
+    g.push_back(linear(LinearKind::mamba2, batch, 1, 1, 64, 128, 64, bf));
+  }
+  g.push_back(linear(LinearKind::gated_deltanet, 16, 1, 4, 8, 64, 64, bf));
+  g.push_back(linear(LinearKind::mamba2, 512, 1, 2, 32, 64, 128, bf));
   return g;
 }
 

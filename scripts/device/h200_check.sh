@@ -13,7 +13,8 @@
 #   profile    ncu per-kernel times of the small decode rows (diagnostic; where ncu exists)
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
 #              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg exists;
-#              the full CUDA grid: 106 records, each on 3 fresh allocations timed 23 times; ~15 s)
+#              the full CUDA grid: 120 records (14 of them linear-attention decode steps, new since the last
+#              run), each on 3 fresh allocations timed 23 times; ~15 s)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
 # Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json,

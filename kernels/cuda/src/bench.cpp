@@ -12,6 +12,7 @@
 #include "mhacfg/kernels/cuda/attention_block.hpp"
 #include "mhacfg/kernels/cuda/decode_attention.hpp"
 #include "mhacfg/kernels/cuda/gemm.hpp"
+#include "mhacfg/kernels/cuda/linear_attention.hpp"
 #include "mhacfg/kernels/cuda/mla_decode.hpp"
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
 #include "workloads.hpp"
@@ -68,7 +69,10 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
       if (r.attention.is_mla()) return cu::mla_decode::supports(r.attention);
       return r.attention.q_len == 1 ? cu::decode::supports(r.attention) : cu::prefill::supports(r.attention);
     case OpKind::attention_block: return cu::attention_block::supports(r.attention, r.d_model);
-    case OpKind::linear_attention: return "op linear_attention: no CUDA kernel yet (the CPU harness runs it: --device cpu)";
+    case OpKind::linear_attention:
+      if (r.phase == Phase::prefill)
+        return "phase prefill: the CUDA linear-attention kernel is the decode step (engines run prefill chunked on tensor cores)";
+      return cu::linear_attention::supports(r.linear);
   }
   return "unknown op";
 }

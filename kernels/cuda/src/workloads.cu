@@ -9,6 +9,7 @@
 #include "mhacfg/kernels/cuda/bench.hpp"
 #include "mhacfg/kernels/cuda/decode_attention.hpp"
 #include "mhacfg/kernels/cuda/gemm.hpp"
+#include "mhacfg/kernels/cuda/linear_attention.hpp"
 #include "mhacfg/kernels/cuda/mla_decode.hpp"
 
 namespace mhacfg::kernels::cuda::detail {
@@ -172,6 +173,38 @@ class PrefillWorkload : public Workload {
   prefill::Params p_;
 };
 
+// A linear-attention decode step: random bf16 inputs, taps, state and kept inputs; zero log-decays and
+// betas (the state keeps its values; gates do not change the kernel's work).
+class LinearWorkload : public Workload {
+ public:
+  LinearWorkload(const LinearAttentionShape& sh, std::uint64_t seed, Stream s)
+      : arena_({bf16_bytes(sh.batch * sh.conv_dim()), static_cast<std::size_t>(sh.batch * sh.num_v_heads) * sizeof(float),
+                static_cast<std::size_t>(sh.batch * sh.num_v_heads) * sizeof(float), bf16_bytes(sh.conv_kernel * sh.conv_dim()),
+                bf16_bytes(sh.batch * sh.num_v_heads * sh.head_k_dim * sh.head_v_dim),
+                bf16_bytes(sh.batch * (sh.conv_kernel - 1) * sh.conv_dim()), bf16_bytes(sh.batch * sh.num_v_heads * sh.head_v_dim),
+                linear_attention::workspace_bytes(sh)}) {
+    p_.shape = sh;
+    p_.x = arena_.bf16(0);
+    p_.decay = static_cast<const float*>(arena_.raw(1));
+    p_.beta = static_cast<const float*>(arena_.raw(2));
+    p_.conv_weight = arena_.bf16(3);
+    p_.state = arena_.bf16(4);
+    p_.conv_state = arena_.bf16(5);
+    p_.o = arena_.bf16(6);
+    p_.workspace = arena_.raw(7);
+    p_.workspace_bytes = arena_.bytes(7);
+    for (std::size_t i : {0, 3, 4, 5}) fill(arena_, i, seed, s);
+    for (std::size_t i : {1, 2}) fill_bytes(arena_.raw(i), 0, arena_.bytes(i), s);
+    kernel_ = std::string(to_string(sh.kind)) + " decode step, state " + std::to_string(sh.head_k_dim) + "x" +
+              std::to_string(sh.head_v_dim);
+  }
+  void run(Stream s) override { linear_attention::run(p_, s); }
+
+ private:
+  Arena arena_;
+  linear_attention::Params p_;
+};
+
 class GemmWorkload : public Workload {
  public:
   GemmWorkload(const GemmShape& g, std::uint64_t seed, Stream s)
@@ -289,7 +322,7 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
       else
         w = std::make_unique<PrefillWorkload>(r.attention, knobs, seed, stream);
       break;
-    case OpKind::linear_attention: break;  // refused by cuda_unsupported_reason above
+    case OpKind::linear_attention: w = std::make_unique<LinearWorkload>(r.linear, seed, stream); break;
   }
   MHACFG_CHECK(w != nullptr, "unknown OpKind");
   synchronize(stream);  // fills done (and any error reported) before timing

@@ -1,0 +1,192 @@
+// The linear-attention decode step (src/linear_attention.cu) against a float64 reference of the
+// recurrences on the same bf16 values: Gated DeltaNet and Mamba2, state widths 64 and 128, grouped
+// value heads, convolution kernels of 1 to 4 taps, with and without bias and D; every output, state and
+// kept-input element checked; outputs poisoned first.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cuda/linear_attention.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using namespace mhacfg;
+using namespace mhacfg::test;
+namespace la = mhacfg::kernels::cuda::linear_attention;
+
+DeviceBuffer upload_f32(const std::vector<float>& v) {
+  DeviceBuffer b(std::max<std::size_t>(v.size(), 1) * sizeof(float));
+  kernels::cuda::copy_to_device(b.get(), v.data(), v.size() * sizeof(float));
+  return b;
+}
+
+double round_bf16(double v) { return kernels::cuda::to_float(kernels::cuda::to_bf16(static_cast<float>(v))); }
+
+struct Reference {
+  std::vector<double> o, state, kept;
+};
+
+// One decode step in float64 on the bf16 values the device reads.
+Reference reference(const LinearAttentionShape& s, const std::vector<float>& x, const std::vector<float>& decay,
+                    const std::vector<float>& beta, const std::vector<float>& w, const std::vector<float>& bias,
+                    const std::vector<float>& skip, const std::vector<float>& state, const std::vector<float>& kept) {
+  const std::int64_t C = s.conv_dim(), K = s.conv_kernel, dk = s.head_k_dim, dv = s.head_v_dim;
+  const std::int64_t key_dim = s.num_k_heads * dk, ratio = s.num_v_heads / s.num_k_heads;
+  Reference r;
+  r.o.assign(static_cast<std::size_t>(s.batch * s.num_v_heads * dv), 0.0);
+  r.state.assign(state.begin(), state.end());
+  r.kept.assign(kept.begin(), kept.end());
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    std::vector<double> c(static_cast<std::size_t>(C));
+    for (std::int64_t ch = 0; ch < C; ++ch) {
+      double acc = bias.empty() ? 0.0 : bias[ch];
+      for (std::int64_t j = 0; j < K - 1; ++j) acc += double(w[j * C + ch]) * kept[(b * (K - 1) + j) * C + ch];
+      acc += double(w[(K - 1) * C + ch]) * x[b * C + ch];
+      c[ch] = acc / (1.0 + std::exp(-acc));
+      for (std::int64_t j = 0; j + 1 < K - 1; ++j) r.kept[(b * (K - 1) + j) * C + ch] = kept[(b * (K - 1) + j + 1) * C + ch];
+      if (K > 1) r.kept[(b * (K - 1) + K - 2) * C + ch] = x[b * C + ch];
+    }
+    for (std::int64_t h = 0; h < s.num_v_heads; ++h) {
+      const std::int64_t kh = h / ratio, unit = b * s.num_v_heads + h;
+      std::vector<double> q(c.begin() + kh * dk, c.begin() + (kh + 1) * dk);
+      std::vector<double> k(c.begin() + key_dim + kh * dk, c.begin() + key_dim + (kh + 1) * dk);
+      const double* v = &c[2 * key_dim + h * dv];
+      double* S = &r.state[unit * dk * dv];
+      double* o = &r.o[unit * dv];
+      const double g = std::exp(double(decay[unit])), bt = beta[unit];
+      if (s.kind == LinearKind::mamba2) {
+        for (std::int64_t i = 0; i < dk; ++i)
+          for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] = g * S[i * dv + j] + bt * k[i] * v[j];
+        for (std::int64_t j = 0; j < dv; ++j) {
+          for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
+          if (!skip.empty()) o[j] += double(skip[h]) * v[j];
+        }
+        continue;
+      }
+      const auto l2 = [](std::vector<double>& u, double scale) {
+        double ss = 0;
+        for (double e : u) ss += e * e;
+        for (double& e : u) e *= scale / std::sqrt(ss + 1e-6);
+      };
+      l2(q, 1.0 / std::sqrt(double(dk)));
+      l2(k, 1.0);
+      for (std::int64_t i = 0; i < dk * dv; ++i) S[i] *= g;
+      for (std::int64_t j = 0; j < dv; ++j) {
+        double sk = 0;
+        for (std::int64_t i = 0; i < dk; ++i) sk += S[i * dv + j] * k[i];
+        const double delta = bt * (v[j] - sk);
+        for (std::int64_t i = 0; i < dk; ++i) S[i * dv + j] += k[i] * delta;
+        for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
+      }
+    }
+  }
+  return r;
+}
+
+void check_step(const LinearAttentionShape& s, bool with_bias, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::int64_t C = s.conv_dim(), K = s.conv_kernel, B = s.batch, H = s.num_v_heads;
+  const auto x = random_bf16_values(B * C, rng, -1.f, 1.f);
+  const auto w = random_bf16_values(K * C, rng, -0.5f, 0.5f);
+  const auto bias = with_bias ? random_bf16_values(C, rng, -0.1f, 0.1f) : std::vector<float>{};
+  const auto state = random_bf16_values(B * H * s.head_k_dim * s.head_v_dim, rng, -0.5f, 0.5f);
+  const auto kept = random_bf16_values(B * (K - 1) * C, rng, -1.f, 1.f);
+  std::vector<float> decay(static_cast<std::size_t>(B * H)), beta(decay.size()), skip;
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (std::size_t i = 0; i < decay.size(); ++i) {
+    decay[i] = -0.05f - 0.95f * u(rng);
+    beta[i] = 0.05f + 0.9f * u(rng);
+  }
+  if (s.kind == LinearKind::mamba2)
+    for (std::int64_t h = 0; h < H; ++h) skip.push_back(2.f * u(rng) - 1.f);
+
+  auto dx = upload_bf16(x, 64), dw = upload_bf16(w, 64), dstate = upload_bf16(state, 64), dkept = upload_bf16(kept, 64);
+  DeviceBuffer dbias;
+  if (with_bias) dbias = upload_bf16(bias, 64);
+  auto ddecay = upload_f32(decay), dbeta = upload_f32(beta), dskip = upload_f32(skip);
+  const std::size_t o_elems = static_cast<std::size_t>(B * H * s.head_v_dim);
+  auto dout = poisoned_bf16(o_elems);
+  DeviceBuffer ws(la::workspace_bytes(s));
+  kernels::cuda::fill_bytes(ws.get(), kernels::cuda::kPoisonByte, ws.bytes(), nullptr);
+
+  la::Params p;
+  p.shape = s;
+  p.x = dx.as<Bf16>();
+  p.decay = ddecay.as<float>();
+  p.beta = dbeta.as<float>();
+  p.conv_weight = dw.as<Bf16>();
+  p.conv_bias = with_bias ? dbias.as<Bf16>() : nullptr;
+  p.skip = skip.empty() ? nullptr : dskip.as<float>();
+  p.state = dstate.as<Bf16>();
+  p.conv_state = dkept.as<Bf16>();
+  p.o = dout.as<Bf16>();
+  p.workspace = ws.get();
+  p.workspace_bytes = ws.bytes();
+  la::run(p, nullptr);
+  kernels::cuda::synchronize(nullptr);
+
+  const Reference want = reference(s, x, decay, beta, w, bias, skip, state, kept);
+  // Outputs and states are rounded to bf16 (2^-9 relative) after fp32 arithmetic: the tolerance is
+  // 2^-8 of each element's magnitude plus 1e-4 of the largest (fp32 sums of up to 128 terms).
+  const auto tolerances = [](const std::vector<double>& ref) {
+    double top = 0;
+    for (double e : ref) top = std::max(top, std::abs(e));
+    std::vector<double> t(ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) t[i] = std::abs(ref[i]) / 256.0 + 1e-4 * std::max(1.0, top);
+    return t;
+  };
+  std::vector<double> kept_exact(want.kept.size());
+  for (std::size_t i = 0; i < kept_exact.size(); ++i) kept_exact[i] = round_bf16(want.kept[i]);
+  std::string o_report, state_report, kept_report;
+  const std::size_t bad_o = count_mismatches(download_bf16(dout, o_elems), want.o, tolerances(want.o), o_report);
+  const std::size_t bad_state =
+      count_mismatches(download_bf16(dstate, state.size()), want.state, tolerances(want.state), state_report);
+  // The kept inputs are moved, not computed: exact.
+  const std::size_t bad_kept = count_mismatches(download_bf16(dkept, kept.size()), kept_exact, 0.0, kept_report);
+  INFO("outputs: " << o_report << "\nstate: " << state_report << "\nkept inputs: " << kept_report);
+  CHECK(bad_o == 0);
+  CHECK(bad_state == 0);
+  CHECK(bad_kept == 0);
+}
+
+TEST_CASE("CUDA linear-attention decode step matches float64", "[cuda][linear][sanitize]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  const LinearAttentionShape cases[] = {
+      {3, 1, 16, 32, 128, 128, 4, LinearKind::gated_deltanet},  // Qwen3-Next's layer, 2 value heads per key head
+      {2, 1, 4, 4, 64, 128, 4, LinearKind::gated_deltanet},
+      {1, 1, 2, 8, 128, 64, 2, LinearKind::gated_deltanet},
+      {2, 1, 8, 128, 128, 64, 4, LinearKind::mamba2},  // Nemotron-H's layer
+      {5, 1, 1, 16, 64, 64, 1, LinearKind::mamba2},    // one group, no kept inputs
+  };
+  std::uint64_t seed = 0x11;
+  for (const LinearAttentionShape& s : cases)
+    for (bool bias : {false, true}) {
+      DYNAMIC_SECTION(to_string(s.kind) << " batch " << s.batch << " heads " << s.num_k_heads << "/" << s.num_v_heads << " "
+                                        << s.head_k_dim << "x" << s.head_v_dim << " kernel " << s.conv_kernel
+                                        << (bias ? " bias" : "")) {
+        check_step(s, bias, ++seed);
+      }
+    }
+}
+
+TEST_CASE("CUDA linear attention names what it does not support", "[cuda][linear]") {
+  // No device needed: shapes are checked on the host.
+  LinearAttentionShape s{1, 1, 16, 32, 128, 128, 4, LinearKind::gated_deltanet};
+  CHECK(la::supports(s).empty());
+  s.q_len = 16;
+  CHECK(la::supports(s) == "q_len = 16: the CUDA linear-attention kernel is a decode step (q_len 1)");
+  s.q_len = 1;
+  s.head_k_dim = 96;
+  CHECK(la::supports(s) == "head_k_dim = 96: must be 64 or 128");
+  s.head_k_dim = 128;
+  s.num_k_heads = 3;
+  CHECK(la::supports(s) == "num_k_heads = 3: must divide num_v_heads = 32");
+  la::Params p;
+  p.shape = s;
+  CHECK_THROWS_AS(la::run(p, nullptr), InputError);
+}
+
+}  // namespace
