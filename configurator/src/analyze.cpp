@@ -124,7 +124,7 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
     return core + "is calibrated: " + profile.name + " fits mhacfg's linear-attention kernel (linear_attention/prefill and /decode).";
   return core + "is the roofline of " + profile.name + "'s ceilings" +
          (prefill || decode ? " where the profile has no fit of it (it fits linear_attention/" + std::string(prefill ? "prefill" : "decode") + " only)"
-                            : ": only mhacfg's CPU kernel measures it (calibrate --device cpu), and this profile has no fit of it") +
+                            : ": this profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; imported timings, calibrate --from)") +
          "; its projections and the softmax layers are " + (profile.calibrated() ? "calibrated." : "the roofline too.");
 }
 

@@ -107,7 +107,12 @@ void parse_linear_fields(const JsonFields& f, MeasurementRecord& r) {
                      "must divide num_v_heads = " + std::to_string(s.num_v_heads));
   if (r.phase == Phase::decode && s.q_len != 1)
     throw InputError(f.name("q_len"), std::to_string(s.q_len), "a linear_attention decode step takes one token (q_len 1)");
-  s.conv_dim();  // overflow-checked
+  try {
+    s.conv_dim();
+  } catch (const InputError&) {  // the overflow, named by the record's field
+    throw InputError(f.name("num_v_heads"), std::to_string(s.num_v_heads),
+                     "the convolution's width 2 x num_k_heads x head_k_dim + num_v_heads x head_v_dim overflows a 64-bit count");
+  }
 }
 
 }  // namespace

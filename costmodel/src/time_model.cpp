@@ -124,8 +124,6 @@ OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
   f.elements = cells * static_cast<double>(s.q_len * cpu_linear_state_passes(s.kind));
   const double blocks = static_cast<double>((s.q_len + kCpuLinearTokenBlock - 1) / kCpuLinearTokenBlock);
   f.widened = dtype == DType::fp32 ? 0.0 : 2.0 * cells * blocks;
-  // Exponentials: the convolution's SiLU per channel and the decay per value head, per token (E).
-  f.softmax = static_cast<double>(s.batch * s.q_len) * static_cast<double>(s.conv_dim() + s.num_v_heads);
   return f;
 }
 

@@ -233,7 +233,15 @@ TEST_CASE("linear_attention records: read, predicted on the CPU profile's fit, a
                                                   "\"conv_kernel\": 4}\n");
   r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", heads});
   CHECK(r.err == "mhacfg: error: " + heads + ":1: num_k_heads = 3: must divide num_v_heads = 32\n");
-  // The CUDA harness refuses it by name (no CUDA kernel yet); the CPU harness runs it.
+  const std::string wide = write("linear-wide.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"decode\", \"kind\": \"mamba2\", "
+                                                       "\"batch\": 1, \"q_len\": 1, \"num_k_heads\": 4611686018427387904, "
+                                                       "\"num_v_heads\": 4611686018427387904, \"head_k_dim\": 64, \"head_v_dim\": 64, "
+                                                       "\"conv_kernel\": 4}\n");
+  r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", wide});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + wide + ":1: num_v_heads = 4611686018427387904: the convolution's width 2 x num_k_heads x "
+                                            "head_k_dim + num_v_heads x head_v_dim overflows a 64-bit count\n");
+  // The CPU harness runs it.
   const std::string tiny = write("tiny-linear.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"prefill\", \"kind\": \"mamba2\", "
                                                        "\"batch\": 1, \"q_len\": 8, \"num_k_heads\": 1, \"num_v_heads\": 2, "
                                                        "\"head_k_dim\": 16, \"head_v_dim\": 8, \"conv_kernel\": 4, \"dtype\": \"fp32\"}\n");

@@ -279,3 +279,22 @@ TEST_CASE("a hybrid model: linear-attention layers count their own weights and h
   gated_mla.attention.output_gate = true;
   CHECK_THROWS_WITH(validate(gated_mla), "output_gate = true: a gate on the attention output is not modelled for MLA");
 }
+
+TEST_CASE("a linear-attention layer's share of one GPU: value heads split, a single Mamba2 group replicated", "[counts][linear]") {
+  // Granite-4.0-H-Small: 128 Mamba2 heads of 64, one group of B and C with d_state 128, 4 taps.
+  const ModelSpec m = fixture("granite-4.0-h-small");
+  const LinearAttentionShape whole = layer_linear_attention_shape(m, 1, 1);
+  CHECK(whole.num_k_heads == 1);
+  CHECK(whole.num_v_heads == 128);
+  const LinearAttentionShape shard = layer_linear_attention_shape(m, 2, 1, 4);
+  CHECK(shard.batch == 2);
+  CHECK(shard.num_k_heads == 1);  // the group is held on every GPU
+  CHECK(shard.num_v_heads == 32);
+  // The shard's state: its 32 heads' recurrent state and the convolution inputs of its own channels
+  // (B and C whole, a quarter of x); its FLOPs those of its channels, so 4 shards count the replicated
+  // group's convolution 4 times: more than a quarter of the layer's FLOPs.
+  CHECK(linear_attention_state_elements_per_gpu(m, 4) == 32 * 128 * 64 + (2 * 128 + 32 * 64) * 3);
+  CHECK(linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) ==
+        4 * 32 * 128 * 64 + 2 * (2 * 128 + 32 * 64) * 4);
+  CHECK(4 * linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) > linear_attention_core_flops(m, 1));
+}

@@ -6,6 +6,7 @@
 //   timing fp32 under a bf16 label would misreport the shape.
 #include "cpu_calls.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 
@@ -228,12 +229,17 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
 
 std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
-  if (r.op == OpKind::linear_attention) {  // fp32 inputs and output, the state in its dtype
+  if (r.op == OpKind::linear_attention) {
+    // The state and kept inputs in their dtype; in fp32 per token x, both gates and the output, the
+    // kernel's workspace (a block of tokens' convolution outputs), the taps, bias and D.
     const LinearAttentionShape& s = r.linear;
     const char* what = "harness buffers";
-    const std::int64_t per_token = add(linear_attention_input_elements_per_token(s), mul(s.num_v_heads, s.head_v_dim, what), what);
-    return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what),
-               mul(mul(4 * s.batch, s.q_len, what), per_token, what), what);
+    const std::int64_t conv = s.conv_dim();
+    const std::int64_t per_token = add(add(conv, mul(2, s.num_v_heads, what), what), mul(s.num_v_heads, s.head_v_dim, what), what);
+    const std::int64_t block = std::min<std::int64_t>(s.q_len, kCpuLinearTokenBlock);
+    const std::int64_t fp32 = add(add(mul(mul(s.batch, s.q_len, what), per_token, what), mul(mul(s.batch, block, what), conv, what), what),
+                                  add(mul(s.conv_kernel + 1, conv, what), s.num_v_heads, what), what);
+    return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what), mul(4, fp32, what), what);
   }
   const AttentionShape& s = r.attention;
   // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window or chunk.

@@ -38,5 +38,8 @@ inline constexpr double kFp32RecurrenceTol = 2e-6;
 // moves by at most 2^-8 of the state's scale per such element. The worst error seen is 1.2e-7 (no
 // boundary case occurred); 4e-3 is one step's bound.
 inline constexpr double kBf16RecurrenceTol = 4e-3;
+// One bf16 step relative to the value: bf16 keeps 8 significant bits, so neighbouring values of
+// magnitude |x| are 2^-8 to 2^-7 of |x| apart.
+inline constexpr double kBf16Step = 1.0 / 128.0;
 
 }  // namespace mhacfg::kernels::cpu::test

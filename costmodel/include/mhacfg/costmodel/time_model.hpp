@@ -91,8 +91,7 @@ OpFeatures op_features(const AttentionShape& s, DType dtype);
 OpFeatures op_features(const GemmShape& g, DType dtype);
 // Linear attention's core: its units are the (sequence, value head) recurrences, each a chain of
 // q_len dependent steps over its state; `dtype` is the state's. L counts the recurrent state's elements
-// walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states), E
-// the exponentials (the convolution's SiLU per channel, the decay per value head).
+// walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states).
 OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
 
 struct OpModel {
