@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mhacfg/costmodel/errors.hpp"
+#include "../linear_reference.hpp"
 #include "reference.hpp"
 #include "tolerances.hpp"
 
@@ -21,10 +22,8 @@ namespace {
 
 using Vec = std::vector<double>;
 
-// Inputs of one call, in fp32 (what the kernel reads) and their exact float64 values.
-struct Inputs {
-  std::vector<float> x, decay, beta, conv_w, conv_b, skip, state, conv_state;
-};
+using Inputs = mhacfg::test::LinearInputs;
+using Result = mhacfg::test::LinearResult;
 
 std::vector<float> uniform(std::int64_t n, std::uint32_t seed, float lo, float hi) {
   std::vector<float> v = test::random_values(n, seed);  // [-1, 1)
@@ -47,87 +46,12 @@ Inputs make_inputs(const LinearAttentionShape& s, std::uint32_t seed) {
   return in;
 }
 
-double round_bf16(double v) { return bf16_to_fp32(fp32_to_bf16(static_cast<float>(v))); }
-
-struct Result {
-  Vec o, state, conv_state;
-};
-
-// The recurrences in float64. `bf16_state`: the state is rounded to bf16 after every `round_block`
-// tokens and at the end, and the kept convolution inputs are stored in bf16 (as the kernel does with a
-// bf16 state, rounding every kLinearAttentionTokenBlock tokens).
-Result reference(const LinearAttentionShape& s, const Inputs& in, bool bf16_state, bool with_bias, bool with_skip,
-                 std::int64_t round_block = kLinearAttentionTokenBlock) {
-  const std::int64_t dk = s.head_k_dim, dv = s.head_v_dim, K = s.conv_kernel, C = s.conv_dim();
-  const std::int64_t key_dim = s.num_k_heads * dk, ratio = s.num_v_heads / s.num_k_heads;
-  const bool mamba = s.kind == LinearKind::mamba2;
-  Result r;
-  r.o.assign(static_cast<std::size_t>(s.batch * s.q_len * s.num_v_heads * dv), 0.0);
-  r.state.assign(in.state.begin(), in.state.end());
-  r.conv_state.assign(in.conv_state.begin(), in.conv_state.end());
-  const auto silu = [](double v) { return v / (1.0 + std::exp(-v)); };
-  for (std::int64_t b = 0; b < s.batch; ++b) {
-    // Every input of the sequence, the kept ones first.
-    std::vector<Vec> inputs;
-    for (std::int64_t j = 0; j < K - 1; ++j)
-      inputs.emplace_back(r.conv_state.begin() + (b * (K - 1) + j) * C, r.conv_state.begin() + (b * (K - 1) + j + 1) * C);
-    for (std::int64_t t = 0; t < s.q_len; ++t)
-      inputs.emplace_back(in.x.begin() + (b * s.q_len + t) * C, in.x.begin() + (b * s.q_len + t + 1) * C);
-    for (std::int64_t t = 0; t < s.q_len; ++t) {
-      Vec c(static_cast<std::size_t>(C));
-      for (std::int64_t ch = 0; ch < C; ++ch) {
-        double acc = with_bias ? in.conv_b[ch] : 0.0;
-        for (std::int64_t j = 0; j < K; ++j) acc += double(in.conv_w[j * C + ch]) * inputs[t + j][ch];
-        c[ch] = silu(acc);
-      }
-      for (std::int64_t h = 0; h < s.num_v_heads; ++h) {
-        const std::int64_t kh = h / ratio, row = (b * s.q_len + t) * s.num_v_heads + h;
-        Vec q(c.begin() + kh * dk, c.begin() + (kh + 1) * dk);
-        Vec k(c.begin() + key_dim + kh * dk, c.begin() + key_dim + (kh + 1) * dk);
-        const Vec v(c.begin() + 2 * key_dim + h * dv, c.begin() + 2 * key_dim + (h + 1) * dv);
-        double* S = &r.state[(b * s.num_v_heads + h) * dk * dv];
-        double* o = &r.o[row * dv];
-        const double decay = std::exp(double(in.decay[row])), beta = in.beta[row];
-        if (mamba) {
-          for (std::int64_t i = 0; i < dk; ++i)
-            for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] = decay * S[i * dv + j] + beta * k[i] * v[j];
-          for (std::int64_t j = 0; j < dv; ++j) {
-            for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
-            if (with_skip) o[j] += double(in.skip[h]) * v[j];
-          }
-        } else {
-          const auto l2 = [&](Vec& u, double scale) {
-            double ss = 0;
-            for (double e : u) ss += e * e;
-            for (double& e : u) e *= scale / std::sqrt(ss + kLinearAttentionNormEps);
-          };
-          l2(q, 1.0 / std::sqrt(double(dk)));
-          l2(k, 1.0);
-          for (std::int64_t i = 0; i < dk * dv; ++i) S[i] *= decay;
-          Vec delta(static_cast<std::size_t>(dv));
-          for (std::int64_t j = 0; j < dv; ++j) {
-            double sk = 0;
-            for (std::int64_t i = 0; i < dk; ++i) sk += S[i * dv + j] * k[i];
-            delta[j] = beta * (v[j] - sk);
-          }
-          for (std::int64_t i = 0; i < dk; ++i)
-            for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] += k[i] * delta[j];
-          for (std::int64_t j = 0; j < dv; ++j)
-            for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
-        }
-      }
-      const bool block_end = (t + 1) % round_block == 0 || t + 1 == s.q_len;
-      if (bf16_state && block_end)
-        for (std::int64_t i = b * s.num_v_heads * dk * dv; i < (b + 1) * s.num_v_heads * dk * dv; ++i)
-          r.state[i] = round_bf16(r.state[i]);
-    }
-    for (std::int64_t j = 0; j < K - 1; ++j)  // the last K - 1 inputs
-      for (std::int64_t ch = 0; ch < C; ++ch) {
-        const double v = inputs[s.q_len + j][ch];
-        r.conv_state[(b * (K - 1) + j) * C + ch] = bf16_state ? round_bf16(v) : v;
-      }
-  }
-  return r;
+// The shared float64 reference on these inputs, with or without the bias and D, fp32 storage
+// (round_block 0) or a bf16 state rounded every round_block tokens.
+Result reference(const LinearAttentionShape& s, Inputs in, bool with_bias, bool with_skip, std::int64_t round_block) {
+  if (!with_bias) in.conv_b.clear();
+  if (!with_skip) in.skip.clear();
+  return mhacfg::test::linear_attention_reference(s, in, round_block, kLinearAttentionNormEps);
 }
 
 template <class StateT>
@@ -209,7 +133,7 @@ TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and
       const Inputs in = make_inputs(s, static_cast<std::uint32_t>(s.q_len * 31 + s.head_k_dim + s.num_v_heads));
       const bool mamba = s.kind == LinearKind::mamba2;
       for (const bool bias : {false, true}) {
-        const Result want = reference(s, in, false, bias, mamba);
+        const Result want = reference(s, in, bias, mamba, 0);
         // Outputs are sums of up to head_k_dim state-times-input products over states that held up to
         // ~20 steps' updates, so errors are measured against the largest output.
         const double scale = std::max(1.0, largest(want.o));
@@ -222,7 +146,7 @@ TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and
       }
       // bf16 state: the kernel's arithmetic against the reference rounding at the same points.
       const Inputs in16 = with_bf16_states(in);
-      const Result want16 = reference(s, in16, true, true, mamba);
+      const Result want16 = reference(s, in16, true, mamba, kLinearAttentionTokenBlock);
       const auto got16 = run_kernel<bf16_bits>(s, in, true, mamba, 2);
       const double scale = std::max(1.0, largest(want16.o));
       test::check_every_element(got16.conv_state, want16.conv_state, 0.0);
@@ -240,8 +164,8 @@ TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and
           for (std::size_t i = 0; i < r.o.size(); ++i) n += std::abs(got16.o[i] - r.o[i]) > test::kFp32RecurrenceTol * scale;
           return n;
         };
-        const std::size_t scheduled = off(want16), at_end = off(reference(s, in16, true, true, mamba, s.q_len)),
-                          every16 = off(reference(s, in16, true, true, mamba, 16));
+        const std::size_t scheduled = off(want16), at_end = off(reference(s, in16, true, mamba, s.q_len)),
+                          every16 = off(reference(s, in16, true, mamba, 16));
         INFO("outputs off at fp32 accuracy: " << scheduled << " (every 64), " << at_end << " (at the end), " << every16
                                               << " (every 16) of " << got16.o.size());
         CHECK(at_end > 4 * scheduled + 5);

@@ -9,6 +9,7 @@
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cuda/linear_attention.hpp"
+#include "../linear_reference.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -21,69 +22,6 @@ DeviceBuffer upload_f32(const std::vector<float>& v) {
   DeviceBuffer b(std::max<std::size_t>(v.size(), 1) * sizeof(float));
   kernels::cuda::copy_to_device(b.get(), v.data(), v.size() * sizeof(float));
   return b;
-}
-
-double round_bf16(double v) { return kernels::cuda::to_float(kernels::cuda::to_bf16(static_cast<float>(v))); }
-
-struct Reference {
-  std::vector<double> o, state, kept;
-};
-
-// One decode step in float64 on the bf16 values the device reads.
-Reference reference(const LinearAttentionShape& s, const std::vector<float>& x, const std::vector<float>& decay,
-                    const std::vector<float>& beta, const std::vector<float>& w, const std::vector<float>& bias,
-                    const std::vector<float>& skip, const std::vector<float>& state, const std::vector<float>& kept) {
-  const std::int64_t C = s.conv_dim(), K = s.conv_kernel, dk = s.head_k_dim, dv = s.head_v_dim;
-  const std::int64_t key_dim = s.num_k_heads * dk, ratio = s.num_v_heads / s.num_k_heads;
-  Reference r;
-  r.o.assign(static_cast<std::size_t>(s.batch * s.num_v_heads * dv), 0.0);
-  r.state.assign(state.begin(), state.end());
-  r.kept.assign(kept.begin(), kept.end());
-  for (std::int64_t b = 0; b < s.batch; ++b) {
-    std::vector<double> c(static_cast<std::size_t>(C));
-    for (std::int64_t ch = 0; ch < C; ++ch) {
-      double acc = bias.empty() ? 0.0 : bias[ch];
-      for (std::int64_t j = 0; j < K - 1; ++j) acc += double(w[j * C + ch]) * kept[(b * (K - 1) + j) * C + ch];
-      acc += double(w[(K - 1) * C + ch]) * x[b * C + ch];
-      c[ch] = acc / (1.0 + std::exp(-acc));
-      for (std::int64_t j = 0; j + 1 < K - 1; ++j) r.kept[(b * (K - 1) + j) * C + ch] = kept[(b * (K - 1) + j + 1) * C + ch];
-      if (K > 1) r.kept[(b * (K - 1) + K - 2) * C + ch] = x[b * C + ch];
-    }
-    for (std::int64_t h = 0; h < s.num_v_heads; ++h) {
-      const std::int64_t kh = h / ratio, unit = b * s.num_v_heads + h;
-      std::vector<double> q(c.begin() + kh * dk, c.begin() + (kh + 1) * dk);
-      std::vector<double> k(c.begin() + key_dim + kh * dk, c.begin() + key_dim + (kh + 1) * dk);
-      const double* v = &c[2 * key_dim + h * dv];
-      double* S = &r.state[unit * dk * dv];
-      double* o = &r.o[unit * dv];
-      const double g = std::exp(double(decay[unit])), bt = beta[unit];
-      if (s.kind == LinearKind::mamba2) {
-        for (std::int64_t i = 0; i < dk; ++i)
-          for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] = g * S[i * dv + j] + bt * k[i] * v[j];
-        for (std::int64_t j = 0; j < dv; ++j) {
-          for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
-          if (!skip.empty()) o[j] += double(skip[h]) * v[j];
-        }
-        continue;
-      }
-      const auto l2 = [](std::vector<double>& u, double scale) {
-        double ss = 0;
-        for (double e : u) ss += e * e;
-        for (double& e : u) e *= scale / std::sqrt(ss + 1e-6);
-      };
-      l2(q, 1.0 / std::sqrt(double(dk)));
-      l2(k, 1.0);
-      for (std::int64_t i = 0; i < dk * dv; ++i) S[i] *= g;
-      for (std::int64_t j = 0; j < dv; ++j) {
-        double sk = 0;
-        for (std::int64_t i = 0; i < dk; ++i) sk += S[i * dv + j] * k[i];
-        const double delta = bt * (v[j] - sk);
-        for (std::int64_t i = 0; i < dk; ++i) S[i * dv + j] += k[i] * delta;
-        for (std::int64_t i = 0; i < dk; ++i) o[j] += S[i * dv + j] * q[i];
-      }
-    }
-  }
-  return r;
 }
 
 void check_step(const LinearAttentionShape& s, bool with_bias, std::uint64_t seed) {
@@ -128,7 +66,9 @@ void check_step(const LinearAttentionShape& s, bool with_bias, std::uint64_t see
   la::run(p, nullptr);
   kernels::cuda::synchronize(nullptr);
 
-  const Reference want = reference(s, x, decay, beta, w, bias, skip, state, kept);
+  // The shared float64 reference (tests/kernels/linear_reference.hpp); the kept inputs are bf16
+  // values already, so their rounding is exact.
+  const test::LinearResult want = test::linear_attention_reference(s, {x, decay, beta, w, bias, skip, state, kept}, 1);
   // Outputs and states are rounded to bf16 (2^-9 relative) after fp32 arithmetic: the tolerance is
   // 2^-8 of each element's magnitude plus 1e-4 of the largest (fp32 sums of up to 128 terms).
   const auto tolerances = [](const std::vector<double>& ref) {
@@ -138,14 +78,12 @@ void check_step(const LinearAttentionShape& s, bool with_bias, std::uint64_t see
     for (std::size_t i = 0; i < ref.size(); ++i) t[i] = std::abs(ref[i]) / 256.0 + 1e-4 * std::max(1.0, top);
     return t;
   };
-  std::vector<double> kept_exact(want.kept.size());
-  for (std::size_t i = 0; i < kept_exact.size(); ++i) kept_exact[i] = round_bf16(want.kept[i]);
   std::string o_report, state_report, kept_report;
   const std::size_t bad_o = count_mismatches(download_bf16(dout, o_elems), want.o, tolerances(want.o), o_report);
   const std::size_t bad_state =
       count_mismatches(download_bf16(dstate, state.size()), want.state, tolerances(want.state), state_report);
   // The kept inputs are moved, not computed: exact.
-  const std::size_t bad_kept = count_mismatches(download_bf16(dkept, kept.size()), kept_exact, 0.0, kept_report);
+  const std::size_t bad_kept = count_mismatches(download_bf16(dkept, kept.size()), want.conv_state, 0.0, kept_report);
   INFO("outputs: " << o_report << "\nstate: " << state_report << "\nkept inputs: " << kept_report);
   CHECK(bad_o == 0);
   CHECK(bad_state == 0);
