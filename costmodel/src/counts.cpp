@@ -183,7 +183,8 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
 
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
   const std::int64_t per_head = la.kind == LinearKind::mamba2 ? 1 : 2;
-  return add(add(mul(2 * s.k_heads, la.head_k_dim, kParams), mul(2 * s.v_heads, la.head_v_dim, kParams), kParams),
+  return add(add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams),
+                 mul(mul(2, s.v_heads, kParams), la.head_v_dim, kParams), kParams),
              mul(per_head, s.v_heads, kParams), kParams);
 }
 

@@ -93,14 +93,15 @@ std::string_view to_string(LinearKind k) {
 
 std::int64_t LinearAttentionShape::conv_dim() const {
   const char* what = "linear-attention conv width";
-  return add(mul(2 * num_k_heads, head_k_dim, what), mul(num_v_heads, head_v_dim, what), what);
+  return add(mul(mul(2, num_k_heads, what), head_k_dim, what), mul(num_v_heads, head_v_dim, what), what);
 }
 
 std::int64_t linear_recurrence_products(LinearKind k) { return k == LinearKind::mamba2 ? 2 : 3; }
 
 std::int64_t linear_attention_flops(const LinearAttentionShape& s) {
   const char* what = "linear-attention FLOPs";
-  const std::int64_t recurrence = mul(2 * linear_recurrence_products(s.kind) * s.num_v_heads, s.head_k_dim, s.head_v_dim, what);
+  const std::int64_t recurrence =
+      mul(mul(2 * linear_recurrence_products(s.kind), s.num_v_heads, what), mul(s.head_k_dim, s.head_v_dim, what), what);
   const std::int64_t conv = mul(2, s.conv_dim(), s.conv_kernel, what);
   return mul(mul(s.batch, s.q_len, what), add(recurrence, conv, what), what);
 }

@@ -121,8 +121,8 @@ OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
   f.rows = static_cast<double>(s.q_len);
   f.unit_flop = f.flop / std::max(1.0, f.streams);
   const double cells = f.streams * static_cast<double>(s.head_k_dim) * static_cast<double>(s.head_v_dim);
-  f.elements = cells * static_cast<double>(s.q_len * cpu_linear_state_passes(s.kind));
-  const double blocks = static_cast<double>((s.q_len + kCpuLinearTokenBlock - 1) / kCpuLinearTokenBlock);
+  f.elements = cells * static_cast<double>(s.q_len) * static_cast<double>(cpu_linear_state_passes(s.kind));
+  const double blocks = std::ceil(static_cast<double>(s.q_len) / static_cast<double>(kCpuLinearTokenBlock));
   f.widened = dtype == DType::fp32 ? 0.0 : 2.0 * cells * blocks;
   return f;
 }
