@@ -119,13 +119,20 @@ std::string linear_kind_text(LinearKind k) { return k == LinearKind::mamba2 ? "M
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
-  const bool prefill = profile.ops.count("linear_attention/prefill") > 0, decode = profile.ops.count("linear_attention/decode") > 0;
+  const bool prefill = profile.ops.count("linear_attention/prefill") > 0;
+  const bool decode = profile.ops.count("linear_attention/decode") > 0;
   if (prefill && decode)
     return core + "is calibrated: " + profile.name + " fits mhacfg's linear-attention kernel (linear_attention/prefill and /decode).";
-  return core + "is the roofline of " + profile.name + "'s ceilings" +
-         (prefill || decode ? " where the profile has no fit of it (it fits linear_attention/" + std::string(prefill ? "prefill" : "decode") + " only)"
-                            : ": this profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; imported timings, calibrate --from)") +
-         "; its projections and the softmax layers are " + (profile.calibrated() ? "calibrated." : "the roofline too.");
+  const std::string rest =
+      "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
+  if (prefill || decode) {
+    const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
+    return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + ") and the roofline of " + profile.name +
+           "'s ceilings in " + missing + rest;
+  }
+  return core + "is the roofline of " + profile.name +
+         "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
+         "imported timings)" + rest;
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {

@@ -297,6 +297,22 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   const CliResult w = run({"analyze", "--hf-config", next, "--sliding-window", "4096", "--global-every", "4"});
   REQUIRE(w.code == 0);
   CHECK(w.out.find("48 layers (36 Gated DeltaNet, 9 with 4096-token windows, 3 global)") != std::string::npos);
+  // Whether the core is calibrated follows the target: the CPU profile fits mhacfg's kernel of it, the
+  // H200 profile does not (no CUDA run of it yet), and the times and the note say which.
+  const CliResult cpu = run({"analyze", "--hf-config", next, "--target", "cpu-xeon-2vcpu", "--batch", "1", "--context", "4096",
+                             "--prompt-len", "512", "--format", "json"});
+  REQUIRE(cpu.code == 0);
+  const auto cj = nlohmann::json::parse(cpu.out);
+  CHECK(cj["predicted"]["basis"] == "calibrated");
+  CHECK(cj["predicted"]["decode_linear_core_ms"].get<double>() > 0);
+  const CliResult gpu = run({"analyze", "--hf-config", next, "--target", "h200-sxm", "--format", "json"});
+  REQUIRE(gpu.code == 0);
+  CHECK(nlohmann::json::parse(gpu.out)["predicted"]["basis"] == "calibrated, linear attention roofline");
+  const CliResult cpu_text = run({"analyze", "--hf-config", next, "--target", "cpu-xeon-2vcpu"});
+  CHECK(cpu_text.out.find("The Gated DeltaNet layers' core (its recurrence and convolution) is calibrated: cpu-xeon-2vcpu fits") !=
+        std::string::npos);
+  const CliResult gpu_text = run({"analyze", "--hf-config", next, "--target", "h200-sxm"});
+  CHECK(gpu_text.out.find("is the roofline of h200-sxm's ceilings: the profile has no fit of it") != std::string::npos);
   expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
                      "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");

@@ -69,19 +69,23 @@ void check_step(const LinearAttentionShape& s, bool with_bias, std::uint64_t see
   // The shared float64 reference (tests/kernels/linear_reference.hpp); the kept inputs are bf16
   // values already, so their rounding is exact.
   const test::LinearResult want = test::linear_attention_reference(s, {x, decay, beta, w, bias, skip, state, kept}, 1);
-  // Outputs and states are rounded to bf16 (2^-9 relative) after fp32 arithmetic: the tolerance is
-  // 2^-8 of each element's magnitude plus 1e-4 of the largest (fp32 sums of up to 128 terms).
-  const auto tolerances = [](const std::vector<double>& ref) {
+  // Outputs are rounded to bf16 (at most 2^-9 relative) after fp32 arithmetic: 2^-8 of each element's
+  // magnitude plus 1e-4 of the largest (fp32 sums of up to 128 terms). The state is rounded to bf16 on
+  // both sides, the device's from fp32 and the reference's from float64: where a value sits at a
+  // rounding boundary the two land one bf16 step apart (2^-8 to 2^-7 of the value; with ~10^6 state
+  // elements such boundary cases occur), so its tolerance is one step, 2^-7, plus the same 1e-4.
+  const auto tolerances = [](const std::vector<double>& ref, double relative) {
     double top = 0;
     for (double e : ref) top = std::max(top, std::abs(e));
     std::vector<double> t(ref.size());
-    for (std::size_t i = 0; i < ref.size(); ++i) t[i] = std::abs(ref[i]) / 256.0 + 1e-4 * std::max(1.0, top);
+    for (std::size_t i = 0; i < ref.size(); ++i) t[i] = std::abs(ref[i]) * relative + 1e-4 * std::max(1.0, top);
     return t;
   };
   std::string o_report, state_report, kept_report;
-  const std::size_t bad_o = count_mismatches(download_bf16(dout, o_elems), want.o, tolerances(want.o), o_report);
+  const std::size_t bad_o =
+      count_mismatches(download_bf16(dout, o_elems), want.o, tolerances(want.o, 1.0 / 256), o_report);
   const std::size_t bad_state =
-      count_mismatches(download_bf16(dstate, state.size()), want.state, tolerances(want.state), state_report);
+      count_mismatches(download_bf16(dstate, state.size()), want.state, tolerances(want.state, 1.0 / 128), state_report);
   // The kept inputs are moved, not computed: exact.
   const std::size_t bad_kept = count_mismatches(download_bf16(dkept, kept.size()), want.conv_state, 0.0, kept_report);
   INFO("outputs: " << o_report << "\nstate: " << state_report << "\nkept inputs: " << kept_report);
