@@ -73,6 +73,12 @@ __global__ void __launch_bounds__(DV) recurrence_kernel(RecurArgs a) {
   static_assert(DV % 32 == 0, "whole warps");
   const int h = blockIdx.x, b = blockIdx.y, j = threadIdx.x;
   const int kh = h / (a.num_v_heads / a.num_k_heads);
+  // The state's column first: its DK loads are in flight while q and k are gathered and reduced.
+  const std::int64_t unit = static_cast<std::int64_t>(b) * a.num_v_heads + h;
+  bf16* column = a.state + unit * DK * DV + j;
+  float s[DK];
+#pragma unroll
+  for (int r = 0; r < DK; ++r) s[r] = __bfloat162float(column[r * DV]);
   const float* c = a.conv_out + static_cast<std::int64_t>(b) * a.conv_dim;
   __shared__ float qs[DK], ks[DK];
   __shared__ float partial[2][DV / 32];
@@ -113,11 +119,6 @@ __global__ void __launch_bounds__(DV) recurrence_kernel(RecurArgs a) {
   // Read through volatile: k is used by both passes, and keeping its DK values in registers between
   // them (the compiler's choice otherwise) spilled the state's column to local memory.
   const volatile float* kv = ks;
-  const std::int64_t unit = static_cast<std::int64_t>(b) * a.num_v_heads + h;
-  bf16* column = a.state + unit * DK * DV + j;
-  float s[DK];
-#pragma unroll
-  for (int r = 0; r < DK; ++r) s[r] = __bfloat162float(column[r * DV]);
   const float v = c[2 * a.key_dim + h * DV + j];
   const float decay = expf(a.decay[unit]), beta = a.beta[unit];
   float y = 0.f;
