@@ -424,6 +424,18 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
   if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
+// Glm4Config (GLM-4-0414, GLM-Z1): q/k/v biases with attention_bias (default true; o_proj has none),
+// 2 KV heads and head_dim 128 by default, four RMSNorms per layer (before and after attention and the
+// MLP), a fused gate_up MLP (the same count), untied. Partial rotary adds nothing.
+void parse_glm4(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{128, false, 2};
+  d.hidden = 4096, d.layers = 40, d.heads = 32, d.ffn = 13696, d.vocab = 151552;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = f.optional_bool("attention_bias", true);
+  m.norm.per_layer = 4;
+}
+
 // Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head
 // q/k norms with use_qk_norm, 96 heads, 8 KV heads, head_dim from the file (else hidden_size /
 // heads), untied. Layers from first_k_dense_replace on are sparse: n_routed_experts of
@@ -513,6 +525,39 @@ void parse_olmo2(const JsonFields& f, ModelSpec& m) {
   parse_llama_like(f, m, d);
   attention_bias(f, m, false);
   m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+}
+
+// Exaone4Config: OLMo 2's two norms after attention and the FFN (no input norm; the same count) with
+// Qwen3's q/k norms over head_dim; no biases; untied by default. Windows from layer_types, else every
+// layer slides but each sliding_window_pattern-th (4; the released files also spell it "LLLG": L local,
+// G global, repeated); a null window makes every layer global.
+void parse_exaone4(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 16384, d.vocab = 102400;
+  parse_llama_like(f, m, d);
+  m.attention.qk_norm = true;
+  const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (apply_layer_types(f, m, window) || window == 0) return;
+  if (f.has("sliding_window_pattern") && f.at("sliding_window_pattern").is_string()) {
+    const std::string pattern = f.require_string("sliding_window_pattern");
+    if (pattern.empty() || pattern.find_first_not_of("LG") != std::string::npos)
+      throw InputError(f.name("sliding_window_pattern"), json_value_text(f.at("sliding_window_pattern")),
+                       "must be a layer count or a string of L (local) and G (global)");
+    for (std::size_t i = 0; i < m.layers.size(); ++i)
+      if (pattern[i % pattern.size()] == 'L') m.layers[i].window = window;
+    return;
+  }
+  windows_but_every(f, m, window, 4);
+}
+
+// Olmo3Config: OLMo 2's layer with windows: layer_types, else three sliding layers (sliding_window,
+// 4096) to one global, every fourth (the class's fixed pattern; a null window: every layer global).
+void parse_olmo3(const JsonFields& f, ModelSpec& m) {
+  parse_olmo2(f, m);
+  const std::int64_t window = window_key(f, "sliding_window", 4096);
+  if (apply_layer_types(f, m, window)) return;
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    if (static_cast<std::int64_t>(i + 1) % 4 != 0) m.layers[i].window = window;
 }
 
 // OlmoeConfig: OLMo 2's full-width q/k norms with Llama's pre-norms; every layer sparse:
@@ -863,11 +908,14 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
       // Kimi K2 ships DeepSeek-V3's modelling code (architectures DeepseekV3ForCausalLM) and config keys.
       {"kimi_k2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
+      {"glm4", parse_glm4},
       {"glm4_moe", parse_glm4_moe},
       {"llama4_text", parse_llama4_text},
       {"llama4", parse_llama4},
       {"olmo2", parse_olmo2},
+      {"olmo3", parse_olmo3},
       {"olmoe", parse_olmoe},
+      {"exaone4", parse_exaone4},
       {"gpt_neox", parse_gpt_neox},
       {"starcoder2", parse_starcoder2},
       {"smollm3", parse_smollm3},

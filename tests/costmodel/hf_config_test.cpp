@@ -77,6 +77,11 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"granite-4.0-h-small", 32'207'337'984},
       {"nemotron-3-nano-30b-a3b", 31'577'937'344},  // the Hub's total: the router's bias is a buffer
       {"nvidia-nemotron-nano-9b-v2", 8'888'227'328},
+      {"olmo-3-1025-7b", 7'298'011'136},
+      {"olmo-3-1125-32b", 32'233'522'176},
+      {"glm-4-9b-0414", 9'400'279'040},
+      {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
+      {"exaone-4.0-32b", 32'003'216'384},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -482,6 +487,25 @@ TEST_CASE("glm4_moe: dense first layers, fused shared experts, the MTP layer bes
   CHECK(count_params(big).total + count_params(big).mtp + 2LL * 151'552 * 5120 + 90 * 160 == 358'337'791'296);
 }
 
+TEST_CASE("glm4: q/k/v biases by default, o without, four norms per layer", "[hf_config]") {
+  const ModelSpec g = fixture("glm-4-9b-0414");
+  CHECK(g.attention.q_bias);
+  CHECK(g.attention.v_bias);
+  CHECK_FALSE(g.attention.o_bias);
+  CHECK(g.norm.per_layer == 4);
+  CHECK(g.attention.num_kv_heads == 2);
+  // q, o (32 x 128), k, v (2 x 128) and their biases.
+  CHECK(count_params(g).attention_per_layer == 2LL * 4096 * 4096 + 2LL * 4096 * 256 + 4096 + 2 * 256);
+  // attention_bias missing takes Glm4Config's true; false drops the q/k/v biases only.
+  CHECK(count_params(edited("glm-4-9b-0414", [](nlohmann::json& j) { j.erase("attention_bias"); })).total == 9'400'279'040);
+  CHECK(count_params(g).total - count_params(edited("glm-4-9b-0414", [](nlohmann::json& j) { j["attention_bias"] = false; })).total ==
+        40LL * (4096 + 2 * 256));
+  // The 32B (no biases, 61 layers of 48/2 heads): "32.57 B" in a GGUF load log (PUBLISHED.md).
+  const std::int64_t big = count_params(fixture("glm-4-32b-0414")).total;
+  CHECK(big == 32'566'081'536);
+  CHECK(std::llround(double(big) / 1e7) == 3257);
+}
+
 TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_config][kv]") {
   const ModelSpec k = fixture("kimi-k2-instruct");
   CHECK(k.family == "kimi_k2");
@@ -622,6 +646,29 @@ TEST_CASE("olmo2 and olmoe: q/k norms over every head's width", "[hf_config]") {
   CHECK(std::llround(double(p.active) / 1e8) == 13);  // "1.3B active"
 }
 
+TEST_CASE("olmo3: OLMo 2's layer, three 4096-token sliding layers to one global", "[hf_config][kv]") {
+  const ModelSpec o = fixture("olmo-3-1125-32b");
+  CHECK(o.attention.qk_norm_full_width);
+  CHECK(o.attention.num_kv_heads == 8);
+  CHECK(count_params(o).attention_per_layer == 2LL * 5120 * 5120 + 2LL * 5120 * 1024 + 5120 + 1024);
+  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(o.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  Workload w;
+  w.context = 65536;
+  const KvCacheCounts kv = count_kv_cache(o, w);
+  CHECK(kv.layer_tokens == 48 * 4096 + 16 * 65536);
+  CHECK(kv.bytes_per_token_beyond_window == 16LL * 2 * 8 * 128 * 2);  // only the 16 global layers grow
+  // Without layer_types Olmo3Config's fixed pattern gives the same layers; a null window none.
+  const ModelSpec implicit = edited("olmo-3-1125-32b", [](nlohmann::json& j) { j.erase("layer_types"); });
+  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(implicit.layers[i].window == o.layers[i].window);
+  const ModelSpec unwindowed = edited("olmo-3-1025-7b", [](nlohmann::json& j) {
+    j.erase("layer_types");
+    j["sliding_window"] = nullptr;
+  });
+  for (const auto& l : unwindowed.layers) CHECK(l.full_attention());
+  // The same parameters as OLMo 2's layer: only the vocabulary differs from OLMo-2-7B.
+  CHECK(count_params(fixture("olmo-2-1124-7b")).total - count_params(fixture("olmo-3-1025-7b")).total == 2LL * (100352 - 100278) * 4096);
+}
+
 TEST_CASE("gpt_neox: fused biased attention, a plain biased MLP, LayerNorms, untied", "[hf_config]") {
   const ModelSpec p160 = fixture("pythia-160m");
   const AttentionSpec& a = p160.attention;
@@ -677,6 +724,46 @@ TEST_CASE("smollm3 and granite: Llama's layout with their own defaults", "[hf_co
   });
   // q, k, v, o biases (2048 + 2 x 512 + 2048) and the MLP's (2 x 8192 + 2048), 40 layers.
   CHECK(count_params(biased).total - 2'533'531'648 == 40LL * (2048 + 1024 + 2048 + 2 * 8192 + 2048));
+}
+
+TEST_CASE("exaone4: q/k norms over head_dim, three sliding layers to one global from layer_types or the pattern", "[hf_config][kv]") {
+  const ModelSpec e = fixture("exaone-4.0-32b");
+  CHECK(e.attention.qk_norm);
+  CHECK_FALSE(e.attention.qk_norm_full_width);
+  CHECK_FALSE(e.attention.q_bias);
+  CHECK(e.norm.per_layer == 2);
+  for (std::size_t i = 0; i < e.layers.size(); ++i) CHECK(e.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  Workload w;
+  w.context = 131072;
+  CHECK(count_kv_cache(e, w).layer_tokens == 48 * 4096 + 16 * 131072);
+  // Without layer_types: the pattern, as a count or as the files' "LLLG", gives the same layers.
+  const ModelSpec counted = edited("exaone-4.0-32b", [](nlohmann::json& j) {
+    j.erase("layer_types");
+    j["sliding_window_pattern"] = 4;
+  });
+  const ModelSpec spelled = edited("exaone-4.0-32b", [](nlohmann::json& j) { j.erase("layer_types"); });
+  const ModelSpec gl = edited("exaone-4.0-32b", [](nlohmann::json& j) {
+    j.erase("layer_types");
+    j["sliding_window_pattern"] = "LG";
+  });
+  for (std::size_t i = 0; i < e.layers.size(); ++i) {
+    CHECK(counted.layers[i].window == e.layers[i].window);
+    CHECK(spelled.layers[i].window == e.layers[i].window);
+    CHECK(gl.layers[i].window == (i % 2 == 0 ? 4096 : 0));
+  }
+  CHECK_THROWS_WITH(edited("exaone-4.0-32b", [](nlohmann::json& j) {
+                      j.erase("layer_types");
+                      j["sliding_window_pattern"] = "LLXG";
+                    }),
+                    Catch::Contains("sliding_window_pattern") && Catch::Contains("LLXG"));
+  // The 1.2B: a null window, every layer global, the head tied.
+  const ModelSpec small = fixture("exaone-4.0-1.2b");
+  CHECK(small.tie_embeddings);
+  for (const auto& l : small.layers) CHECK(l.full_attention());
+  CHECK(edited("exaone-4.0-1.2b", [](nlohmann::json& j) { j.erase("layer_types"); }).layers[3].full_attention());
+  // Attention: q, o (32 heads of 64), k, v (8) and two head_dim-wide norms; two post-norms per layer.
+  CHECK(count_params(small).attention == 30LL * (2 * 2048 * 32 * 64 + 2 * 2048 * 8 * 64 + 2 * 64));
+  CHECK(count_params(small).norms == 30LL * 2 * 2048 + 2048);
 }
 
 TEST_CASE("cohere and cohere2: one LayerNorm without bias per parallel block, cohere2's windows", "[hf_config][kv]") {
