@@ -9,15 +9,20 @@
 namespace mhacfg {
 
 namespace {
-// How many layers slide each window size, attend in each chunk size, or attend to everything.
+// How many layers slide each window size, attend in each chunk size, or attend to everything; those
+// with linear attention alone; those with both side by side (Falcon-H1), whose attention's local spans
+// are counted apart.
 struct LayerPattern {
-  std::map<std::int64_t, std::int64_t> windows, chunks;
-  std::int64_t global = 0, linear = 0, ffn_only = 0;
+  std::map<std::int64_t, std::int64_t> windows, chunks, parallel_local;
+  std::int64_t global = 0, linear = 0, ffn_only = 0, parallel = 0;
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
       if (l.no_mixer) ++ffn_only;
-      else if (l.linear) ++linear;
+      else if (l.parallel) {
+        ++parallel;
+        if (l.local_span() > 0) ++parallel_local[l.local_span()];
+      } else if (l.linear) ++linear;
       else if (l.window > 0) ++windows[l.window];
       else if (l.chunk > 0) ++chunks[l.chunk];
       else ++global;
@@ -76,6 +81,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                         {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
                         {"chunks", LayerPattern::sizes(pattern.chunks)},
                         {"linear_attention_layers", pattern.linear},
+                        {"parallel_layers", pattern.parallel},
                         {"ffn_only_layers", pattern.ffn_only}}},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
@@ -92,7 +98,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"shared_gate", m.moe.shared_gate},
                 {"top_k", m.moe.top_k},
                 {"router_bias", m.moe.router_bias}};
-  if (pattern.linear > 0) {
+  if (m.num_linear_layers() > 0) {
     const LinearAttentionSpec& la = m.linear;
     j["linear_attention"] = {{"kind", std::string(to_string(la.kind))},         {"num_k_heads", la.num_k_heads},
                              {"num_v_heads", la.num_v_heads},    {"head_k_dim", la.head_k_dim},
@@ -138,10 +144,16 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0) return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
   if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
+  if (p.parallel > 0) {
+    std::string local;
+    for (const auto& [span, n] : p.parallel_local) local += ", " + std::to_string(n) + " local over " + std::to_string(span) + " tokens";
+    part(std::to_string(p.parallel) + " " + linear_kind_text(m.linear.kind) + " beside attention" +
+         (local.empty() ? "" : " (" + local.substr(2) + ")"));
+  }
   for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
   for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
   if (p.global > 0) part(std::to_string(p.global) + " global");

@@ -82,8 +82,8 @@ std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  const std::int64_t mixer =
-      l.no_mixer ? 0 : l.linear ? linear_attention_params_per_layer(m) : attention_params_per_layer(m);
+  const std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
+                                 l.linear ? linear_attention_params_per_layer(m) : 0, kParams);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe) p = add(p, router_params(m), kParams);
   return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
@@ -207,8 +207,9 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   // dt_bias and A_log (Mamba2: and D) per head; the gated RMSNorm: head_v_dim weights shared by the
   // heads (Gated DeltaNet) or value_dim (Mamba2).
   const bool mamba = la.kind == LinearKind::mamba2;
-  const std::int64_t small = add(mul(mamba ? 3 : 2, la.num_v_heads, kParams), mamba ? la.value_dim() : la.head_v_dim, kParams);
-  const std::int64_t bias = la.proj_bias ? add(linear_in_outputs(la), m.d_model, kParams) : 0;
+  const std::int64_t norm = !la.gated_norm ? 0 : mamba ? la.value_dim() : la.head_v_dim;
+  const std::int64_t small = add(mul(mamba ? 3 : 2, la.num_v_heads, kParams), norm, kParams);
+  const std::int64_t bias = add(la.in_bias ? linear_in_outputs(la) : 0, la.out_bias ? m.d_model : 0, kParams);
   return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);
 }
 
@@ -398,9 +399,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
                                    mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
   f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    if (l.no_mixer) return std::int64_t{0};
-    if (l.linear) return linear_attention_core_flops(m, tokens);
-    return attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false));
+    const std::int64_t linear = l.linear ? linear_attention_core_flops(m, tokens) : 0;
+    if (!l.softmax()) return linear;
+    return add(linear, attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
   });
   f.prefill.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
   f.prefill.lm_head = mul(w.batch, lm_head, kFlops);
@@ -411,9 +412,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   FlopBreakdown& d = f.decode_per_token;
   d.projections = mul(2, mixer_w, kFlops);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    if (l.no_mixer) return std::int64_t{0};
-    if (l.linear) return linear_attention_core_flops(m, 1);
-    return attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true));
+    const std::int64_t linear = l.linear ? linear_attention_core_flops(m, 1) : 0;
+    if (!l.softmax()) return linear;
+    return add(linear, attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
   });
   d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
   d.lm_head = lm_head;

@@ -781,7 +781,7 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
     throw InputError(f.name("mamba_d_head"), int_text(la.head_v_dim),
                      "x mamba_n_heads must equal mamba_expand x hidden_size = " + int_text(inner));
   la.conv_bias = f.optional_bool("mamba_conv_bias", true);
-  la.proj_bias = f.optional_bool("mamba_proj_bias", false);
+  la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
   if (!apply_linear_layer_types(f, m, "attention", "mamba")) {
     for (auto& l : m.layers) l.linear = true;
   }
@@ -863,7 +863,7 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
   la.head_k_dim = int_or(f, "ssm_state_size", 128);
   la.conv_kernel = int_or(f, "conv_kernel", 4);
   la.conv_bias = f.optional_bool("use_conv_bias", true);
-  la.proj_bias = f.optional_bool("mamba_proj_bias", false);
+  la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
   if (la.num_v_heads % la.num_k_heads != 0)  // named by this family's keys (validate names Granite's)
     throw InputError(f.name("n_groups"), int_text(la.num_k_heads), "must divide mamba_num_heads = " + int_text(la.num_v_heads));
   bool any_moe = false;
@@ -882,6 +882,46 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
     m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
     m.moe.shared_ffn_dim = mul(m.moe.num_shared_experts, int_or(f, "moe_shared_expert_intermediate_size", 7688), "shared FFN width");
   }
+}
+
+// FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
+// input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
+// the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
+// (hidden_size / heads when missing), num_key_value_heads (8), attention_bias on q/k/v/o. Mamba2:
+// mamba_d_ssm channels (1024 when the key is missing, mamba_expand x hidden_size when null) in
+// mamba_n_heads (128) heads of mamba_d_head ("auto": mamba_d_ssm / heads), mamba_n_groups (1) of
+// mamba_d_state (256), a convolution of mamba_d_conv (4) with mamba_conv_bias (true), in_proj's bias with
+// mamba_proj_bias (false), out_proj's with projectors_bias (false), the gated RMSNorm only with
+// mamba_rms_norm (false). MLP: gated, intermediate_size, mlp_bias.
+void parse_falcon_h1(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 8};
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 14336, d.vocab = 128000;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_n_heads", 128);
+  la.num_k_heads = int_or(f, "mamba_n_groups", 1);
+  la.head_k_dim = int_or(f, "mamba_d_state", 256);
+  la.conv_kernel = int_or(f, "mamba_d_conv", 4);
+  const std::int64_t inner = !f.present("mamba_d_ssm") ? 1024
+                             : f.has("mamba_d_ssm")    ? f.require_int("mamba_d_ssm")
+                                                       : mul(m.d_model, int_or(f, "mamba_expand", 2), "mamba_expand x hidden_size");
+  if (f.has("mamba_d_head") && f.at("mamba_d_head") != "auto") {
+    la.head_v_dim = f.require_int("mamba_d_head");
+  } else {
+    if (inner % la.num_v_heads != 0)
+      throw InputError(f.name("mamba_n_heads"), int_text(la.num_v_heads), "must divide mamba_d_ssm = " + int_text(inner));
+    la.head_v_dim = inner / la.num_v_heads;
+  }
+  if (mul(la.head_v_dim, la.num_v_heads, "mamba_d_head x mamba_n_heads") != inner)
+    throw InputError(f.name("mamba_d_head"), int_text(la.head_v_dim), "x mamba_n_heads must equal mamba_d_ssm = " + int_text(inner));
+  la.conv_bias = f.optional_bool("mamba_conv_bias", true);
+  la.in_bias = f.optional_bool("mamba_proj_bias", false);
+  la.out_bias = f.optional_bool("projectors_bias", false);
+  la.gated_norm = f.optional_bool("mamba_rms_norm", false);
+  for (auto& l : m.layers) l.linear = l.parallel = true;
 }
 
 // In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
@@ -927,6 +967,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_next", parse_qwen3_next},
       {"granitemoehybrid", parse_granitemoehybrid},
       {"nemotron_h", parse_nemotron_h},
+      {"falcon_h1", parse_falcon_h1},
   };
   return table;
 }

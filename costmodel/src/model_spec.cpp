@@ -130,7 +130,9 @@ void validate(const ModelSpec& m) {
     if (l.no_mixer && (l.window > 0 || l.chunk > 0))
       throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
                        "an FFN-only layer has no window or chunk");
-    if (l.linear && (l.window > 0 || l.chunk > 0))
+    if (l.parallel && !l.linear)
+      throw InputError(at + ".parallel", "true", "a parallel layer runs attention beside linear attention (linear must be set)");
+    if (l.linear && !l.parallel && (l.window > 0 || l.chunk > 0))
       throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
                        "a linear-attention layer has no window or chunk");
   }

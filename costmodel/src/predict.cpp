@@ -141,8 +141,10 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     accumulate(acc.core, core, times);
     acc.linear_core_ms += core.time_ms * times;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
-    ffn_time(m, layer, w, p, tokens, acc, times);
-    return;
+    if (!layer.parallel) {
+      ffn_time(m, layer, w, p, tokens, acc, times);
+      return;
+    }  // Falcon-H1: the attention beside it, then the FFN
   }
   AttentionShape s = layer_attention_shape(m, layer, batch, q_len, kv_len, decode);
   s.num_q_heads = heads;
@@ -243,9 +245,10 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
   const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
-  // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block.
+  // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block,
+  // three per Falcon-H1 layer (attention and Mamba2 each end in a row-parallel projection).
   double allreduces = 0;
-  for (const auto& l : m.layers) allreduces += double(!l.no_mixer) + double(!l.no_ffn);
+  for (const auto& l : m.layers) allreduces += double(!l.no_mixer) + double(l.parallel) + double(!l.no_ffn);
 
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
   const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));

@@ -337,6 +337,26 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
                      "model = all-linear.json: has no softmax-attention layer whose heads to design");
 }
 
+TEST_CASE("a parallel hybrid (Falcon-H1): attention and Mamba2 in every layer, in text and JSON", "[cli]") {
+  const std::string falcon = std::string(MHACFG_FIXTURES_DIR) + "/hf/falcon-h1-0.5b-base.json";
+  const CliResult r = run({"analyze", "--hf-config", falcon, "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["model"]["layer_pattern"]["parallel_layers"] == 36);
+  CHECK(j["model"]["layer_pattern"]["linear_attention_layers"] == 0);
+  CHECK(j["model"]["layer_pattern"]["full_attention_layers"] == 0);
+  CHECK(j["model"]["linear_attention"]["kind"] == "mamba2");
+  CHECK(j["params"]["total"] == 521'411'104);
+  CHECK(j["kv_cache"]["bytes_per_token"] == 36 * 2 * 2 * 64 * 2);
+  const CliResult t = run({"analyze", "--hf-config", falcon});
+  CHECK(t.out.find("36 layers (36 Mamba2 beside attention)") != std::string::npos);
+  // Windows asked for by flags go to the attention beside the Mamba2 mixers.
+  const CliResult w = run({"analyze", "--hf-config", falcon, "--sliding-window", "2048", "--global-every", "4"});
+  REQUIRE(w.code == 0);
+  CHECK(w.out.find("36 layers (36 Mamba2 beside attention (27 local over 2048 tokens))") != std::string::npos);
+  expect_input_error({"analyze", "--hf-config", falcon, "--tp", "16"}, "tp = 16: must divide num_q_heads = 8");
+}
+
 TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[cli]") {
   const std::string nano = std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json";
   const auto with_pattern = [&](const std::string& name, const std::string& pattern) {

@@ -497,6 +497,35 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   CHECK(all.decode_attention_core_ms == Approx(36 * (linear_ms + 0.010) + 12 * softmax_ms).epsilon(1e-9));
 }
 
+TEST_CASE("a parallel hybrid layer (Falcon-H1) pays for its attention and its Mamba2 mixer", "[fit][model]") {
+  // Falcon-H1-0.5B decoding 4 sequences at 4096 tokens: every one of its 36 layers runs the softmax
+  // attention core and the Mamba2 core (the roofline: no linear_attention class), both mixers'
+  // projections, then the MLP once; under tp 2 each layer ends in three all-reduces.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/falcon-h1-0.5b-base.json");
+  const Profile prof = launch_profile({"gemm", "attention/decode", "attention/prefill"});
+  const Predictor p(prof);
+  Workload w;
+  w.batch = 4;
+  w.context = 4096;
+  w.prompt_len = 512;
+  const ModelTimes t = predict_model(m, w, p);
+  CHECK(time_basis(t) == "calibrated, linear attention roofline");
+  const double linear_ms = p.linear_attention(layer_linear_attention_shape(m, 4, 1), Phase::decode, DType::bf16).time_ms;
+  const double softmax_ms = p.attention(layer_attention_shape(m, m.layers[0], 4, 1, 4096, true), Phase::decode, DType::bf16).time_ms;
+  CHECK(t.decode_attention_core_ms == Approx(36 * (linear_ms + softmax_ms)).epsilon(1e-9));
+  CHECK(t.decode_linear_core_ms == Approx(36 * linear_ms).epsilon(1e-9));
+  const double projections = p.gemm({4, 2 * 1536 + 2 * 128 + 24, 1024}, DType::bf16).time_ms + p.gemm({4, 1024, 1536}, DType::bf16).time_ms +
+                             p.gemm({4, 512 + 2 * 128, 1024}, DType::bf16).time_ms + p.gemm({4, 1024, 512}, DType::bf16).time_ms;
+  CHECK(t.decode_projections_ms == Approx(36 * projections).epsilon(1e-9));
+  const double mlp = p.gemm({4, 2 * 2048, 1024}, DType::bf16).time_ms + p.gemm({4, 1024, 2048}, DType::bf16).time_ms;
+  CHECK(t.decode_ffn_ms == Approx(36 * mlp).epsilon(1e-9));
+  // The same layers without the attention (a Mamba2-only model) save exactly its share.
+  ModelSpec mamba_only = m;
+  for (auto& l : mamba_only.layers) l.parallel = false;
+  const ModelTimes u = predict_model(mamba_only, w, p);
+  CHECK(t.decode_attention_core_ms - u.decode_attention_core_ms == Approx(36 * softmax_ms).epsilon(1e-9));
+}
+
 TEST_CASE("the CPU linear-attention model: passes over the state, widening, and its rates recovered", "[fit][model]") {
   // Features: the CPU kernel walks a Gated DeltaNet state twice per token and a Mamba2 state once, and
   // widens and rounds back a bf16 state once per 64-token block.

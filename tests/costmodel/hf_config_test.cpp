@@ -80,6 +80,10 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"olmo-3-1025-7b", 7'298'011'136},
       {"olmo-3-1125-32b", 32'233'522'176},
       {"glm-4-9b-0414", 9'400'279'040},
+      {"falcon-h1-tiny-90m-base", 91'131'072},  // tied head counted once
+      {"falcon-h1-0.5b-base", 521'411'104},
+      {"falcon-h1-1.5b-instruct", 1'554'863'488},
+      {"falcon-h1-7b-instruct", 7'585'654'880},
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -984,6 +988,71 @@ TEST_CASE("nemotron_h: blocks of one module each, Mamba2, attention, MLP or expe
   CHECK(nano.num_linear_layers() == 27);
   CHECK(nano.num_attention_layers() == 4);
   CHECK(count_params(nano).ffn == 25LL * 2 * 4480 * 15680);
+}
+
+TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {
+  const ModelSpec h = fixture("falcon-h1-0.5b-base");
+  REQUIRE(h.num_layers() == 36);
+  for (const auto& l : h.layers) {
+    CHECK(l.linear);
+    CHECK(l.parallel);
+    CHECK(l.softmax());
+    CHECK(l.full_attention());
+  }
+  CHECK(h.num_attention_layers() == 36);
+  CHECK(h.num_linear_layers() == 36);
+  const ParamCounts p = count_params(h);
+  // Attention 8/2 heads of 64 on 1024; Mamba2 d_ssm 1536 = 24 heads of 64, one group of 128: in_proj
+  // 1024 x (2 x 1536 + 2 x 128 + 24), conv1d 1792 x 4 with its bias, dt_bias, A_log, D; no gated norm
+  // (mamba_rms_norm false); out_proj 1536 x 1024.
+  CHECK(p.attention_per_layer == 2LL * 1024 * 512 + 2LL * 1024 * 128);
+  CHECK(p.linear_attention_per_layer == 1024LL * (2 * 1536 + 2 * 128 + 24) + 1792 * 4 + 1792 + 3 * 24 + 1536LL * 1024);
+  CHECK(p.attention == 36 * p.attention_per_layer);
+  CHECK(p.linear_attention == 36 * p.linear_attention_per_layer);
+  // Each layer caches K and V of 2 heads of 64 per token and keeps the Mamba2 state beside them.
+  Workload w;
+  w.context = 16384;
+  const KvCacheCounts kv = count_kv_cache(h, w);
+  CHECK(kv.bytes_per_token == 36 * 2 * 2 * 64 * 2);
+  CHECK(kv.state_bytes_per_layer == (24 * 64 * 128 + 1792 * 3) * 2);
+  CHECK(kv.state_bytes_per_sequence == 36 * kv.state_bytes_per_layer);
+  // Decode FLOPs of the core per token: both mixers in every layer.
+  const std::int64_t attention = 2LL * 2 * 8 * 64 * 16384;
+  const std::int64_t mamba = 4LL * 24 * 64 * 128 + 2 * 1792 * 4;
+  CHECK(count_flops(h, w).decode_per_token.attention_core == 36 * (attention + mamba));
+  // The options: the gated norm (mamba_rms_norm, on in the 1.5B and 7B), in_proj's bias, out_proj's
+  // (projectors_bias), and attention_bias on q, k, v and o.
+  auto params_with = [](const char* key) {
+    return count_params(edited("falcon-h1-0.5b-base", [&](nlohmann::json& j) { j[key] = true; })).total - 521'411'104;
+  };
+  CHECK(params_with("mamba_rms_norm") == 36 * 1536);
+  CHECK(params_with("mamba_proj_bias") == 36 * (2 * 1536 + 2 * 128 + 24));
+  CHECK(params_with("projectors_bias") == 36 * 1024);
+  CHECK(params_with("attention_bias") == 36 * (512 + 2 * 128 + 1024));
+  CHECK(count_params(fixture("falcon-h1-7b-instruct")).linear_attention_per_layer -
+            count_params(edited("falcon-h1-7b-instruct", [](nlohmann::json& j) { j["mamba_rms_norm"] = false; })).linear_attention_per_layer ==
+        3072);
+  // mamba_d_ssm: missing 1024, null mamba_expand x hidden_size; mamba_d_head "auto" divides it.
+  const ModelSpec missing = edited("falcon-h1-0.5b-base", [](nlohmann::json& j) {
+    j.erase("mamba_d_ssm");
+    j["mamba_d_head"] = "auto";
+    j["mamba_n_heads"] = 16;
+  });
+  CHECK(missing.linear.value_dim() == 1024);
+  CHECK(missing.linear.head_v_dim == 64);
+  const ModelSpec null = edited("falcon-h1-0.5b-base", [](nlohmann::json& j) {
+    j["mamba_d_ssm"] = nullptr;
+    j["mamba_d_head"] = "auto";
+    j["mamba_n_heads"] = 32;
+  });
+  CHECK(null.linear.value_dim() == 2048);
+  CHECK_THROWS_WITH(edited("falcon-h1-0.5b-base", [](nlohmann::json& j) { j.erase("mamba_d_ssm"); }),
+                    Catch::Contains("mamba_d_head = 64: x mamba_n_heads must equal mamba_d_ssm = 1024"));
+  // Under tp 2: 4 query heads and one KV head, 12 Mamba2 heads per GPU.
+  Workload t2 = w;
+  t2.tp = 2;
+  CHECK(count_kv_cache(h, t2).kv_heads_per_gpu == 1);
+  CHECK(linear_attention_state_elements_per_gpu(h, 2) == 12 * 64 * 128 + (2 * 128 + 12 * 64) * 3);
 }
 
 TEST_CASE("a model's folder is read through its config.json and names the model", "[hf_config]") {

@@ -67,7 +67,9 @@ struct AttentionSpec {
 //   groups of B and C with d_state = head_k_dim. in_proj (d_model -> z, x, B, C and dt: 2 value_dim +
 //   2 key_dim + num_v_heads), conv1d over x, B and C, dt_bias, A_log and D (num_v_heads each), a gated
 //   RMSNorm over value_dim, out_proj.
-// conv_bias and proj_bias (in and out projections) are mamba2's options; Gated DeltaNet has neither.
+// conv_bias, in_bias and out_bias (the in and out projections' biases) and gated_norm (Falcon-H1's
+// mamba_rms_norm: without it the Mamba2 mixer has no gated RMSNorm) are mamba2's options; Gated
+// DeltaNet has no biases and always its norm.
 // (LinearKind is in ops.hpp, with the core's shape and counts.)
 
 struct LinearAttentionSpec {
@@ -78,7 +80,9 @@ struct LinearAttentionSpec {
   std::int64_t conv_kernel = 0;
   LinearKind kind = LinearKind::gated_deltanet;  // last: {heads, ..., kernel} initialisers keep their meaning
   bool conv_bias = false;
-  bool proj_bias = false;
+  bool in_bias = false;
+  bool out_bias = false;
+  bool gated_norm = true;
 
   // Widths, overflow-checked (InputError naming the quantity).
   std::int64_t key_dim() const;
@@ -100,9 +104,12 @@ struct LayerSpec {
   // (MLP, experts) without a mixer. A layer has at least one of the two.
   bool no_mixer = false;
   bool no_ffn = false;
+  // Falcon-H1's layers run softmax attention and the linear mixer side by side on the same input and
+  // add their outputs: `linear` and `parallel` both set, the attention's window or chunk as above.
+  bool parallel = false;
 
-  // Softmax attention (windowed, chunked or full).
-  bool softmax() const { return !linear && !no_mixer; }
+  // Softmax attention (windowed, chunked or full), alone or beside a linear mixer.
+  bool softmax() const { return !no_mixer && (!linear || parallel); }
   // Softmax attention over every earlier token: the cache grows with the context.
   bool full_attention() const { return softmax() && window == 0 && chunk == 0; }
   // The most tokens the layer's cache holds: its window or chunk, else every token.
@@ -112,7 +119,7 @@ struct LayerSpec {
 // Layers that count and cost the same: the same window, chunk, linear attention and MoE.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
   return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear &&
-         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn;
+         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn && a.parallel == b.parallel;
 }
 
 struct FfnSpec {
