@@ -884,6 +884,49 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
   }
 }
 
+// Ernie4_5Config (ERNIE-4.5-0.3B): Llama's layout with head_dim 128 when the key is missing (hidden_size
+// / heads when null), 2 KV heads, biases on q/k/v/o and the MLP with use_bias, tied by default.
+void parse_ernie4_5(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 128, true, 2};
+  d.hidden = 1024, d.layers = 18, d.heads = 16, d.ffn = 3072, d.vocab = 103424;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = m.ffn.bias = f.optional_bool("use_bias", false);
+}
+
+// Ernie4_5_MoeConfig (ERNIE-4.5-21B-A3B, -300B-A47B): head_dim from the file (else hidden_size / heads),
+// 4 KV heads, tied by default; use_bias puts biases on q/k/v/o, the MLPs and the LM head. Layer i is
+// sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index
+// (1, every layer, -1: the last): moe_num_experts (64) gated experts of moe_intermediate_size (1536),
+// top moe_k (6), one shared MLP moe_num_shared_experts (2) x moe_intermediate_size wide, a router without
+// bias beside moe_statics' e_score_correction_bias (a parameter, counted as the router's bias). Dense
+// layers use intermediate_size. The checkpoints' MTP weights (num_nextn_predict_layers), which
+// transformers does not build, are not counted: their block's layout is not in the config.
+void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 4};
+  d.hidden = 2560, d.layers = 28, d.heads = 20, d.ffn = 12288, d.vocab = 103424;
+  parse_llama_like(f, m, d);
+  const bool bias = f.optional_bool("use_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.ffn.bias = m.lm_head_bias = bias;
+  m.moe.num_routed_experts = int_or(f, "moe_num_experts", 64);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1536);
+  m.moe.top_k = int_or(f, "moe_k", 6);
+  m.moe.num_shared_experts = f.optional_int("moe_num_shared_experts", false).value_or(2);
+  m.moe.router_bias = true;
+  const std::int64_t start = f.optional_int("moe_layer_start_index", false).value_or(1);
+  std::int64_t end = m.num_layers() - 1;  // -1, the class default: the last layer
+  if (f.has("moe_layer_end_index")) {
+    const auto& v = f.at("moe_layer_end_index");
+    if (v.is_number_integer() && v.get<std::int64_t>() < -1)
+      throw InputError(f.name("moe_layer_end_index"), json_value_text(v), "must be a layer index or -1 (the last layer)");
+    if (!(v.is_number_integer() && v.get<std::int64_t>() == -1)) end = json_to_int(v, f.name("moe_layer_end_index"), false);
+  }
+  const std::int64_t interval = int_or(f, "moe_layer_interval", 1);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i)
+    m.layers[static_cast<std::size_t>(i)].moe = (i + 1) % interval == 0 && i >= start && i <= end;
+}
+
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
 // input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
 // the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
@@ -968,6 +1011,8 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"granitemoehybrid", parse_granitemoehybrid},
       {"nemotron_h", parse_nemotron_h},
       {"falcon_h1", parse_falcon_h1},
+      {"ernie4_5", parse_ernie4_5},
+      {"ernie4_5_moe", parse_ernie4_5_moe},
   };
   return table;
 }

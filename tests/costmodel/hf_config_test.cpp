@@ -84,6 +84,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"falcon-h1-0.5b-base", 521'411'104},
       {"falcon-h1-1.5b-instruct", 1'554'863'488},
       {"falcon-h1-7b-instruct", 7'585'654'880},
+      {"ernie-4.5-0.3b-pt", 360'748'032},  // tied; the exact figure is a derivative's (PUBLISHED.md)
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -988,6 +989,46 @@ TEST_CASE("nemotron_h: blocks of one module each, Mamba2, attention, MLP or expe
   CHECK(nano.num_linear_layers() == 27);
   CHECK(nano.num_attention_layers() == 4);
   CHECK(count_params(nano).ffn == 25LL * 2 * 4480 * 15680);
+}
+
+TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size; ernie4_5_moe: MoE layers by start, end and interval", "[hf_config]") {
+  const ModelSpec e = fixture("ernie-4.5-0.3b-pt");
+  CHECK(e.attention.head_dim == 128);  // not hidden_size / heads = 64
+  CHECK(e.tie_embeddings);
+  CHECK(count_params(e).attention_per_layer == 2LL * 1024 * 2048 + 2LL * 1024 * 256);
+  // A missing head_dim is Ernie4_5Config's 128, a null one hidden_size / heads.
+  CHECK(edited("ernie-4.5-0.3b-pt", [](nlohmann::json& j) { j.erase("head_dim"); }).attention.head_dim == 128);
+  CHECK(edited("ernie-4.5-0.3b-pt", [](nlohmann::json& j) { j["head_dim"] = nullptr; }).attention.head_dim == 64);
+  // use_bias: q, k, v, o and the MLP's gate, up and down.
+  CHECK(count_params(edited("ernie-4.5-0.3b-pt", [](nlohmann::json& j) { j["use_bias"] = true; })).total - 360'748'032 ==
+        18LL * (2048 + 2 * 256 + 1024 + 2 * 3072 + 1024));
+
+  const ModelSpec moe = fixture("ernie-4.5-21b-a3b-pt");
+  REQUIRE(moe.num_layers() == 28);
+  CHECK_FALSE(moe.layers[0].moe);
+  for (std::size_t i = 1; i < 28; ++i) CHECK(moe.layers[i].moe);
+  CHECK(moe.attention.head_dim == 128);  // hidden_size / heads
+  CHECK(moe.moe.top_k == 6);
+  CHECK(shared_ffn_width(moe.moe) == 2 * 1536);
+  const ParamCounts p = count_params(moe);
+  // The router: 64 x 2560 and moe_statics' 64 correction biases, in each of the 27 sparse layers.
+  CHECK(p.router == 27LL * (64 * 2560 + 64));
+  // 21.83 B: the Hub's rounded "22B" (no exact figure found; PUBLISHED.md).
+  CHECK(p.total == 21'825'437'888);
+  CHECK(p.total - p.active == 27LL * (64 - 6) * 3 * 2560 * 1536);
+  // start, end (-1: the last layer) and interval.
+  const ModelSpec every_other = edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) {
+    j["moe_layer_start_index"] = 3;
+    j["moe_layer_end_index"] = -1;
+    j["moe_layer_interval"] = 2;
+  });
+  for (std::size_t i = 0; i < 28; ++i) CHECK(every_other.layers[i].moe == (i >= 3 && (i + 1) % 2 == 0));
+  const ModelSpec ended = edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_layer_end_index"] = 9; });
+  for (std::size_t i = 0; i < 28; ++i) CHECK(ended.layers[i].moe == (i >= 1 && i <= 9));
+  CHECK_THROWS_WITH(edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_layer_end_index"] = -2; }),
+                    Catch::Contains("moe_layer_end_index = -2: must be a layer index or -1 (the last layer)"));
+  // No shared experts when the file says 0 (the class default is 2).
+  CHECK(shared_ffn_width(edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_num_shared_experts"] = 0; }).moe) == 0);
 }
 
 TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {
