@@ -121,21 +121,35 @@ nlohmann::json model_json(const ModelSpec& m) {
   return j;
 }
 
-std::string linear_kind_text(LinearKind k) { return k == LinearKind::mamba2 ? "Mamba2" : "Gated DeltaNet"; }
+std::string linear_kind_text(LinearKind k) {
+  switch (k) {
+    case LinearKind::mamba2: return "Mamba2";
+    case LinearKind::kda: return "KDA";
+    case LinearKind::gated_deltanet: break;
+  }
+  return "Gated DeltaNet";
+}
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
-  const bool prefill = profile.ops.count("linear_attention/prefill") > 0;
-  const bool decode = profile.ops.count("linear_attention/decode") > 0;
+  const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own, from imported timings only
+  const std::string suffix = kda ? "/kda" : "";
+  const bool prefill = profile.ops.count("linear_attention/prefill" + suffix) > 0;
+  const bool decode = profile.ops.count("linear_attention/decode" + suffix) > 0;
   if (prefill && decode)
-    return core + "is calibrated: " + profile.name + " fits mhacfg's linear-attention kernel (linear_attention/prefill and /decode).";
+    return core + "is calibrated: " + profile.name + " fits " + (kda ? "imported KDA timings" : "mhacfg's linear-attention kernel") +
+           " (linear_attention/prefill" + suffix + " and /decode" + suffix + ").";
   const std::string rest =
       "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
   if (prefill || decode) {
     const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
-    return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + ") and the roofline of " + profile.name +
+    return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +
            "'s ceilings in " + missing + rest;
   }
+  if (kda)
+    return core + "is the roofline of " + profile.name +
+           "'s ceilings: mhacfg's kernels do not implement KDA; calibrate --from fits imported timings of it (records of kind kda)" +
+           rest;
   return core + "is the roofline of " + profile.name +
          "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
          "imported timings)" + rest;

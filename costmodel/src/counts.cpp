@@ -182,10 +182,17 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
 }
 
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
+  if (la.kind == LinearKind::kda)  // q, k, v, beta, and the decay's and the output gate's low-rank halves
+    return add(add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams), mul(s.v_heads, la.head_v_dim, kParams), kParams),
+               add(s.v_heads, mul(2, la.head_v_dim, kParams), kParams), kParams);
   const std::int64_t per_head = la.kind == LinearKind::mamba2 ? 1 : 2;
   return add(add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams),
                  mul(mul(2, s.v_heads, kParams), la.head_v_dim, kParams), kParams),
              mul(per_head, s.v_heads, kParams), kParams);
+}
+
+std::int64_t kda_gate_up_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
+  return la.kind == LinearKind::kda ? mul(mul(2, s.v_heads, kParams), la.head_v_dim, kParams) : 0;
 }
 
 namespace {
@@ -197,7 +204,10 @@ std::int64_t linear_in_outputs(const LinearAttentionSpec& la) {
 std::int64_t linear_attention_matmul_weights(const ModelSpec& m) {
   const LinearAttentionSpec& la = m.linear;
   if (la.num_v_heads == 0) return 0;
-  return mul(add(linear_in_outputs(la), la.value_dim(), kParams), m.d_model, kParams);  // in and out projections
+  const std::int64_t in_out = mul(add(linear_in_outputs(la), la.value_dim(), kParams), m.d_model, kParams);
+  // KDA: the decay's and the output gate's up-projections from their low rank (head_v_dim).
+  const std::int64_t up = mul(kda_gate_up_outputs(la, LinearShard{la.num_k_heads, la.num_v_heads}), la.head_v_dim, kParams);
+  return add(in_out, up, kParams);
 }
 
 std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
@@ -206,9 +216,11 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   const std::int64_t conv = add(mul(la.conv_dim(), la.conv_kernel, kParams), la.conv_bias ? la.conv_dim() : 0, kParams);
   // dt_bias and A_log (Mamba2: and D) per head; the gated RMSNorm: head_v_dim weights shared by the
   // heads (Gated DeltaNet) or value_dim (Mamba2).
-  const bool mamba = la.kind == LinearKind::mamba2;
+  // KDA: A_log per head and dt_bias per value channel.
+  const bool mamba = la.kind == LinearKind::mamba2, kda = la.kind == LinearKind::kda;
   const std::int64_t norm = !la.gated_norm ? 0 : mamba ? la.value_dim() : la.head_v_dim;
-  const std::int64_t small = add(mul(mamba ? 3 : 2, la.num_v_heads, kParams), norm, kParams);
+  const std::int64_t per_head = kda ? add(la.num_v_heads, la.value_dim(), kParams) : mul(mamba ? 3 : 2, la.num_v_heads, kParams);
+  const std::int64_t small = add(per_head, norm, kParams);
   const std::int64_t bias = add(la.in_bias ? linear_in_outputs(la) : 0, la.out_bias ? m.d_model : 0, kParams);
   return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);
 }

@@ -29,14 +29,14 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     s.tiles = warm_cache;
     return s;
   }
-  if (op_class == "linear_attention/decode" || op_class == "linear_attention/prefill") {
+  if (op_class.rfind("linear_attention/", 0) == 0) {
     // The recurrences: with one core (CPU) the time follows the state elements walked and widened
     // (L, L_w in time_model.hpp), the bytes from cache or memory; on a device with many units, how
     // well the (sequence, value head) units fill it.
     s.stream_exponent = !warm_cache;
     s.half_streams = !warm_cache;
     s.load = s.widen = warm_cache;
-    if (warm_cache && op_class == "linear_attention/prefill") {  // the state stays in cache
+    if (warm_cache && op_class.rfind("linear_attention/prefill", 0) == 0) {  // the state stays in cache
       s.cache = s.bw = false;
       s.bw_ceiling = true;
     }

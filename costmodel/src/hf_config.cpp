@@ -927,6 +927,56 @@ void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
     m.layers[static_cast<std::size_t>(i)].moe = (i + 1) % interval == 0 && i >= start && i <= end;
 }
 
+// KimiLinearConfig (Kimi Linear, remote code): KDA layers (linear_attn_config.kda_layers, 1-based)
+// beside MLA layers (the rest). KDA: linear_attn_config's num_heads heads of head_dim for keys and
+// values alike, short convolutions of short_conv_kernel_size without bias. MLA: DeepSeek's layout
+// (q_lora_rank null: no query compression; kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
+// without RoPE (mla_use_nope), the rope dims kept; head_dim and num_key_value_heads are not read.
+// num_experts (null: dense) gated experts of moe_intermediate_size, top num_experts_per_token,
+// num_shared_experts as one FFN, on layers from first_k_dense_replace on every moe_layer_freq-th; the
+// router's e_score_correction_bias is a parameter. Dense layers use intermediate_size; untied.
+void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, {1, false, 0});  // head_dim placeholder; MLA sets it below
+  AttentionSpec& a = m.attention;
+  a.variant = AttentionVariant::mla;
+  a.mla.q_lora_rank = f.optional_int("q_lora_rank").value_or(0);
+  a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
+  a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
+  a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
+  a.head_dim = add(a.mla.qk_nope_head_dim, a.mla.rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
+  a.v_head_dim = f.require_int("v_head_dim");
+  a.num_kv_heads = a.num_q_heads;
+  if (f.present("num_experts") && f.has("num_experts")) {
+    m.moe.num_routed_experts = f.require_int("num_experts");
+    m.moe.expert_ffn_dim = f.require_int("moe_intermediate_size");
+    m.moe.top_k = f.require_int("num_experts_per_token");
+    m.moe.num_shared_experts = f.optional_int("num_shared_experts", false).value_or(0);
+    m.moe.router_bias = true;
+    const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(0);
+    const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
+    for (std::int64_t i = 0; i < m.num_layers(); ++i)
+      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+  }
+  if (!f.has("linear_attn_config")) return;  // every layer MLA
+  const JsonFields c = sub_config(f, "linear_attn_config");
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::kda;
+  la.num_k_heads = la.num_v_heads = c.require_int("num_heads");
+  la.head_k_dim = la.head_v_dim = c.require_int("head_dim");
+  la.conv_kernel = c.require_int("short_conv_kernel_size");
+  if (!c.has("kda_layers")) return;
+  const auto& layers = c.at("kda_layers");
+  if (!layers.is_array())
+    throw InputError(c.name("kda_layers"), json_value_text(layers), "must be a list of 1-based layer numbers");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string at = c.name("kda_layers") + "[" + std::to_string(i) + "]";
+    const std::int64_t n = json_to_int(layers[i], at, true);
+    if (n > m.num_layers())
+      throw InputError(at, int_text(n), "must be a layer number in 1.." + int_text(m.num_layers()) + " (1-based)");
+    m.layers[static_cast<std::size_t>(n - 1)].linear = true;
+  }
+}
+
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
 // input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
 // the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
@@ -1013,6 +1063,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"falcon_h1", parse_falcon_h1},
       {"ernie4_5", parse_ernie4_5},
       {"ernie4_5_moe", parse_ernie4_5_moe},
+      {"kimi_linear", parse_kimi_linear},
   };
   return table;
 }

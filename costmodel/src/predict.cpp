@@ -68,7 +68,10 @@ Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
   const OpFeatures f = op_features(s, dtype);
-  return predict(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode", f, range_point(f), dtype);
+  // KDA has classes of its own (imported timings: mhacfg's kernels do not implement it).
+  const std::string cls = std::string(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode") +
+                          (s.kind == LinearKind::kda ? "/kda" : "");
+  return predict(cls, f, range_point(f), dtype);
 }
 
 namespace {
@@ -136,6 +139,8 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const std::int64_t vh = sh.v_heads;
     // in_proj_qkvz and in_proj_ba as one GEMM (Mamba2: in_proj); the core; out_proj.
     accumulate(acc.projections, p.gemm({tokens, linear_in_projection_outputs(la, sh), d}, wd), times);
+    if (la.kind == LinearKind::kda)
+      accumulate(acc.projections, p.gemm({tokens, kda_gate_up_outputs(la, sh), la.head_v_dim}, wd), times);
     const Prediction core = p.linear_attention(layer_linear_attention_shape(m, batch, q_len, tp),
                                                decode ? Phase::decode : Phase::prefill, w.state_dtype);
     accumulate(acc.core, core, times);

@@ -25,6 +25,7 @@ std::string MeasurementRecord::op_class() const {
   if (op == OpKind::gemm) return "gemm";
   std::string c = std::string(to_string(op)) + "/" + std::string(to_string(phase));
   if (op == OpKind::attention && attention.is_mla()) c += "/mla";
+  if (op == OpKind::linear_attention && linear.kind == LinearKind::kda) c += "/kda";
   return c;
 }
 
@@ -33,7 +34,10 @@ bool is_op_class(const std::string& c) {
     for (Phase phase : {Phase::prefill, Phase::decode})
       for (const char* mla : {"", "/mla"})
         if (c == std::string(to_string(op)) + "/" + std::string(to_string(phase)) + mla) return true;
-  return c == "gemm" || c == "linear_attention/prefill" || c == "linear_attention/decode";
+  for (const char* kda : {"", "/kda"})
+    for (Phase phase : {Phase::prefill, Phase::decode})
+      if (c == "linear_attention/" + std::string(to_string(phase)) + kda) return true;
+  return c == "gemm";
 }
 
 namespace {
@@ -94,7 +98,8 @@ void parse_linear_fields(const JsonFields& f, MeasurementRecord& r) {
   const std::string kind = f.require_string("kind");
   if (kind == "gated_deltanet") s.kind = LinearKind::gated_deltanet;
   else if (kind == "mamba2") s.kind = LinearKind::mamba2;
-  else throw InputError(f.name("kind"), "\"" + kind + "\"", "must be \"gated_deltanet\" or \"mamba2\"");
+  else if (kind == "kda") s.kind = LinearKind::kda;
+  else throw InputError(f.name("kind"), "\"" + kind + "\"", "must be \"gated_deltanet\", \"mamba2\" or \"kda\"");
   s.batch = f.require_int("batch");
   s.q_len = f.require_int("q_len");
   s.num_k_heads = f.require_int("num_k_heads");

@@ -85,6 +85,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"falcon-h1-1.5b-instruct", 1'554'863'488},
       {"falcon-h1-7b-instruct", 7'585'654'880},
       {"ernie-4.5-0.3b-pt", 360'748'032},  // tied; the exact figure is a derivative's (PUBLISHED.md)
+      {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -1029,6 +1030,46 @@ TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size; ernie4_5_moe: MoE l
                     Catch::Contains("moe_layer_end_index = -2: must be a layer index or -1 (the last layer)"));
   // No shared experts when the file says 0 (the class default is 2).
   CHECK(shared_ffn_width(edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_num_shared_experts"] = 0; }).moe) == 0);
+}
+
+TEST_CASE("kimi_linear: KDA layers beside MLA without RoPE, DeepSeek-V3's experts", "[hf_config][kv]") {
+  const ModelSpec k = fixture("kimi-linear-48b-a3b-instruct");
+  REQUIRE(k.num_layers() == 27);
+  // kda_layers is 1-based: layers 4, 8, ..., 24 and 27 (0-based 3, 7, ..., 23, 26) are MLA.
+  for (std::size_t i = 0; i < 27; ++i) CHECK(k.layers[i].linear == ((i + 1) % 4 != 0 && i != 26));
+  CHECK(k.num_linear_layers() == 20);
+  CHECK(k.linear.kind == LinearKind::kda);
+  CHECK(k.attention.variant == AttentionVariant::mla);
+  CHECK(k.attention.mla.q_lora_rank == 0);
+  CHECK(k.attention.head_dim == 192);  // nope 128 + the unrotated 64; the file's head_dim 72 is not read
+  const ParamCounts p = count_params(k);
+  // KDA: q, k, v (32 x 128 each), the three 4-tap convolutions without bias, the decay's and the output
+  // gate's low rank (2304 -> 128 -> 4096), b_proj, A_log (32), dt_bias (4096), o_norm (128), o_proj.
+  CHECK(p.linear_attention_per_layer == 3LL * 2304 * 4096 + 3 * 4096 * 4 + 2 * (2304 * 128 + 128 * 4096) + 2304 * 32 + 32 + 4096 + 128 +
+                                            4096LL * 2304);
+  CHECK(p.linear_attention_per_layer == 39'514'272);
+  // MLA: q_proj 2304 -> 32 x 192, kv_a 2304 -> 576, its norm, kv_b 512 -> 32 x 256, o_proj.
+  CHECK(p.attention_per_layer == 2304LL * 6144 + 2304 * 576 + 512 + 512LL * 8192 + 4096LL * 2304);
+  // Experts on layers 1..26 with e_score_correction_bias; layer 0 dense.
+  CHECK_FALSE(k.layers[0].moe);
+  for (std::size_t i = 1; i < 27; ++i) CHECK(k.layers[i].moe);
+  CHECK(p.router == 26LL * (256 * 2304 + 256));
+  // The caches: MLA's latent and rope key on 7 layers; per KDA layer 32 x 128 x 128 and 3 x 4096 x 3.
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(k, w);
+  CHECK(kv.bytes_per_token == 7 * 576 * 2);
+  CHECK(kv.state_bytes_per_layer == (32 * 128 * 128 + 12288 * 3) * 2);
+  w.state_dtype = DType::fp32;  // vLLM keeps KDA's recurrent state in fp32
+  CHECK(count_kv_cache(k, w).state_bytes_per_sequence == 20LL * (32 * 128 * 128 + 12288 * 3) * 4);
+  // Without linear_attn_config every layer is MLA.
+  const ModelSpec all_mla = edited("kimi-linear-48b-a3b-instruct", [](nlohmann::json& j) { j.erase("linear_attn_config"); });
+  CHECK(all_mla.num_linear_layers() == 0);
+  CHECK(count_params(all_mla).total == 49'122'681'728 - 20 * p.linear_attention_per_layer + 20 * p.attention_per_layer);
+  CHECK_THROWS_WITH(edited("kimi-linear-48b-a3b-instruct", [](nlohmann::json& j) { j["linear_attn_config"]["kda_layers"][0] = 28; }),
+                    Catch::Contains("kda_layers[0] = 28: must be a layer number in 1..27 (1-based)"));
+  CHECK_THROWS_WITH(edited("kimi-linear-48b-a3b-instruct", [](nlohmann::json& j) { j["linear_attn_config"]["kda_layers"][0] = 0; }),
+                    Catch::Contains("kda_layers[0] = 0"));
 }
 
 TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {

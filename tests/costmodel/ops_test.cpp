@@ -114,4 +114,11 @@ TEST_CASE("linear attention counts: a Qwen3-Next Gated DeltaNet layer and a Nemo
   CHECK(m2.conv_dim() == 2 * 8 * 128 + 128 * 64);
   CHECK(linear_attention_flops(m2) == 4LL * 128 * 128 * 64 + 2LL * 10240 * 4);
   CHECK(linear_attention_bytes(m2, DType::fp32) == 4LL * (2 * (128 * 128 * 64 + 10240 * 3) + 10240 + 128 + 128 * 64));
+  // Kimi Linear's KDA: Gated DeltaNet's three products; per token beta per head and a decay per key
+  // channel of every head (32 x 128) beside the 3 x 4096 convolution inputs.
+  const LinearAttentionShape kda{1, 1, 32, 32, 128, 128, 4, LinearKind::kda};
+  CHECK(linear_recurrence_products(LinearKind::kda) == 3);
+  CHECK(linear_attention_flops(kda) == 6LL * 32 * 128 * 128 + 2LL * 12288 * 4);
+  CHECK(linear_attention_input_elements_per_token(kda) == 12288 + 32 + 32 * 128);
+  CHECK(to_string(LinearKind::kda) == "kda");
 }

@@ -164,6 +164,9 @@ std::string field(const char* name, std::int64_t value, const std::string& why) 
 }  // namespace
 
 std::string supports(const LinearAttentionShape& s) {
+  if (s.kind == LinearKind::kda)
+    return "kind = kda: mhacfg's CUDA linear-attention kernel runs gated_deltanet and mamba2 (KDA timings can be imported "
+           "with calibrate --from)";
   if (s.q_len != 1) return field("q_len", s.q_len, "the CUDA linear-attention kernel is a decode step (q_len 1)");
   if (s.batch < 1 || s.batch > 65535) return field("batch", s.batch, "must be in 1..65535 (the grid's y dimension)");
   if (s.num_k_heads < 1) return field("num_k_heads", s.num_k_heads, "must be at least 1");

@@ -122,8 +122,13 @@ struct LinearShard {
 };
 LinearShard linear_shard(const ModelSpec& m, std::int64_t tp);
 // Outputs per token of the input projection(s) of `s`'s heads (the in GEMM's width): q and k (Mamba2:
-// C and B), v (x) and the output gate z, and per value head Gated DeltaNet's beta and alpha or Mamba2's dt.
+// C and B), v (x) and the output gate z, and per value head Gated DeltaNet's beta and alpha or Mamba2's dt;
+// KDA's q, k, v, beta per value head and the low-rank halves of its decay and output gate (head_v_dim
+// each, whole on every GPU).
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s);
+// KDA's second GEMM: the decay's and the output gate's up-projections (head_v_dim -> each head's
+// head_v_dim); 0 for the other kinds.
+std::int64_t kda_gate_up_outputs(const LinearAttentionSpec& la, const LinearShard& s);
 // State elements of one sequence in one linear-attention layer on one GPU.
 std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::int64_t tp);
 // The core of one linear-attention layer on one GPU (tp: its shard's heads) as an op shape.

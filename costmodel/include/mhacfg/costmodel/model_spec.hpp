@@ -67,6 +67,11 @@ struct AttentionSpec {
 //   groups of B and C with d_state = head_k_dim. in_proj (d_model -> z, x, B, C and dt: 2 value_dim +
 //   2 key_dim + num_v_heads), conv1d over x, B and C, dt_bias, A_log and D (num_v_heads each), a gated
 //   RMSNorm over value_dim, out_proj.
+// - kda (Kimi Linear's Kimi Delta Attention): q_proj and k_proj (d_model -> key_dim), v_proj (-> value_dim),
+//   short convolutions over q, k and v (conv_dim x conv_kernel, no bias), the per-channel decay and the
+//   output gate each low-rank (f_a, g_a: d_model -> head_v_dim; f_b, g_b: head_v_dim -> value_dim),
+//   b_proj (d_model -> num_v_heads), A_log per head, dt_bias per value channel, o_norm of head_v_dim,
+//   o_proj (value_dim -> d_model).
 // conv_bias, in_bias and out_bias (the in and out projections' biases) and gated_norm (Falcon-H1's
 // mamba_rms_norm: without it the Mamba2 mixer has no gated RMSNorm) are mamba2's options; Gated
 // DeltaNet has no biases and always its norm.

@@ -64,8 +64,9 @@ std::int64_t attention_kv_elements(const AttentionShape& s);
 // K/V bytes read (the figure bandwidth is quoted on).
 std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype);
 
-// Linear attention's kinds (model_spec.hpp's LinearAttentionSpec says which models use which).
-enum class LinearKind { gated_deltanet, mamba2 };
+// Linear attention's kinds (model_spec.hpp's LinearAttentionSpec says which models use which). KDA
+// (Kimi Delta Attention) is Gated DeltaNet with a decay per key channel instead of per head.
+enum class LinearKind { gated_deltanet, mamba2, kda };
 std::string_view to_string(LinearKind k);
 
 // One call of a linear-attention layer's core for `batch` sequences of q_len new tokens each (1: a
@@ -87,8 +88,9 @@ struct LinearAttentionShape {
   std::int64_t conv_dim() const;  // overflow-checked
 };
 
-// FLOPs per token and value head of the recurrence: Gated DeltaNet's S^T k, k delta^T and S^T q are
-// 3 products of head_k_dim x head_v_dim (6 dk dv FLOPs); Mamba2's update x B^T and read h C are 2.
+// FLOPs per token and value head of the recurrence: Gated DeltaNet's (and KDA's) S^T k, k delta^T and
+// S^T q are 3 products of head_k_dim x head_v_dim (6 dk dv FLOPs); Mamba2's update x B^T and read h C
+// are 2.
 std::int64_t linear_recurrence_products(LinearKind k);
 // FLOPs of the call: per token, the recurrence of every value head and 2 x conv_kernel per
 // convolution channel (gates, norms and the decay's scaling are per-head or per-element work, not
@@ -98,7 +100,7 @@ std::int64_t linear_attention_flops(const LinearAttentionShape& s);
 // convolution's last conv_kernel - 1 inputs.
 std::int64_t linear_attention_state_elements(const LinearAttentionShape& s);
 // Inputs of one token: the convolution's channels and the gates (Gated DeltaNet: beta and the decay
-// per value head; Mamba2: dt per head).
+// per value head; KDA: beta per value head and the decay per key channel of each; Mamba2: dt per head).
 std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShape& s);
 // Minimum bytes moved: the state read and written once, each token's inputs read and output
 // (num_v_heads x head_v_dim) written once, all in `dtype`.
