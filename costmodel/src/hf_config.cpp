@@ -977,6 +977,33 @@ void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
   }
 }
 
+// MiniMaxM2Config (MiniMax-M2, M2.1, M2.5, M2.7): 48 heads of head_dim 128 (not hidden_size / heads),
+// 8 KV heads, no biases, q/k norms over every head's width (qk_norm_type "per_layer"; partial RoPE adds
+// nothing), untied. Every layer sparse: num_local_experts (num_experts; 256) gated experts of
+// intermediate_size (1536), top num_experts_per_tok (8), no shared expert, a router whose
+// e_score_correction_bias is a buffer in transformers (llama.cpp counts its 256 per layer). The legacy
+// mlp_intermediate_size has no weights. attn_type_list must be softmax (1) throughout: MiniMax-Text-01's
+// lightning-attention layers (0) are not modelled. The MTP keys (use_mtp, num_mtp_modules) describe
+// modules the released checkpoints do not ship; they are not counted.
+void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{128, false, 8};
+  d.hidden = 3072, d.layers = 62, d.heads = 48, d.ffn = 1536, d.vocab = 200064;
+  parse_llama_like(f, m, d);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+  m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 256);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  for (auto& l : m.layers) l.moe = true;
+  if (!f.has("attn_type_list")) return;
+  const auto& types = f.at("attn_type_list");
+  if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+    throw InputError(f.name("attn_type_list"), json_value_text(types), "must be a list of " + int_text(m.num_layers()) + " layer types");
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (types[i] != 1)
+      throw InputError(f.name("attn_type_list") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                       "only softmax attention (1) is modelled; lightning attention (0, MiniMax-Text-01) is not");
+}
+
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
 // input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
 // the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
@@ -1064,6 +1091,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"ernie4_5", parse_ernie4_5},
       {"ernie4_5_moe", parse_ernie4_5_moe},
       {"kimi_linear", parse_kimi_linear},
+      {"minimax_m2", parse_minimax_m2},
   };
   return table;
 }

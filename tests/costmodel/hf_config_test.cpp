@@ -86,6 +86,8 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"falcon-h1-7b-instruct", 7'585'654'880},
       {"ernie-4.5-0.3b-pt", 360'748'032},  // tied; the exact figure is a derivative's (PUBLISHED.md)
       {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
+      // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
+      {"minimax-m2.7", 228'689'764'864 - 62 * 256},
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -1070,6 +1072,29 @@ TEST_CASE("kimi_linear: KDA layers beside MLA without RoPE, DeepSeek-V3's expert
                     Catch::Contains("kda_layers[0] = 28: must be a layer number in 1..27 (1-based)"));
   CHECK_THROWS_WITH(edited("kimi-linear-48b-a3b-instruct", [](nlohmann::json& j) { j["linear_attn_config"]["kda_layers"][0] = 0; }),
                     Catch::Contains("kda_layers[0] = 0"));
+}
+
+TEST_CASE("minimax_m2: full-width q/k norms, head_dim 128, 256 experts on every layer, no MTP counted", "[hf_config][kv]") {
+  const ModelSpec m = fixture("minimax-m2.7");
+  CHECK(m.attention.head_dim == 128);  // hidden_size / heads would be 64
+  CHECK(m.attention.qk_norm_full_width);
+  CHECK(count_params(m).attention_per_layer == 2LL * 3072 * 6144 + 2LL * 3072 * 1024 + 6144 + 1024);
+  for (const auto& l : m.layers) {
+    CHECK(l.moe);
+    CHECK(l.full_attention());
+  }
+  CHECK(m.moe.num_shared_experts == 0);
+  CHECK_FALSE(m.moe.router_bias);
+  CHECK(m.extra.mtp_modules == 0);  // num_mtp_modules 3: none in the checkpoint
+  const ParamCounts p = count_params(m);
+  CHECK(p.total - p.active == 62LL * (256 - 8) * 3 * 3072 * 1536);
+  Workload w;
+  w.context = 196608;
+  CHECK(count_kv_cache(m, w).bytes_per_token == 62 * 2 * 8 * 128 * 2);
+  // The legacy key has no weights; lightning-attention layers are refused by name.
+  CHECK(count_params(edited("minimax-m2.7", [](nlohmann::json& j) { j["mlp_intermediate_size"] = 8192; })).total == p.total);
+  CHECK_THROWS_WITH(edited("minimax-m2.7", [](nlohmann::json& j) { j["attn_type_list"][0] = 0; }),
+                    Catch::Contains("attn_type_list[0] = 0: only softmax attention (1) is modelled"));
 }
 
 TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {
