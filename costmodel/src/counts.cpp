@@ -38,7 +38,7 @@ std::int64_t ffn_matrix_params(const ModelSpec& m, std::int64_t f) {
 std::int64_t ffn_params(const ModelSpec& m, std::int64_t f) {
   std::int64_t p = ffn_matrix_params(m, f);
   if (m.ffn.bias) p = add(p, (m.ffn.kind == FfnKind::gated ? 2 * f : f) + m.d_model, kParams);
-  return p;
+  return add(p, m.ffn.activation_params, kParams);
 }
 
 // Matmul weight elements a token passes through in one layer's attention projections.

@@ -1004,6 +1004,20 @@ void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
                        "only softmax attention (1) is modelled; lightning attention (0, MiniMax-Text-01) is not");
 }
 
+// ApertusConfig (Apertus): Llama's attention with q/k norms over head_dim (always; the file's qk_norm,
+// post_norm and mlp_bias are not read), heads of hidden_size / heads, biases with attention_bias; a plain
+// MLP (up, xIELU, down) whose xIELU holds two learned scalars (alpha_p, alpha_n; beta and eps are
+// buffers); untied.
+void parse_apertus(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 14336, d.vocab = 131072;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = true;
+  m.ffn.kind = FfnKind::plain;
+  m.ffn.activation_params = f.optional_string("hidden_act").value_or("xielu") == "xielu" ? 2 : 0;
+}
+
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
 // input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
 // the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
@@ -1092,6 +1106,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"ernie4_5_moe", parse_ernie4_5_moe},
       {"kimi_linear", parse_kimi_linear},
       {"minimax_m2", parse_minimax_m2},
+      {"apertus", parse_apertus},
   };
   return table;
 }

@@ -88,6 +88,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
       // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
       {"minimax-m2.7", 228'689'764'864 - 62 * 256},
+      {"apertus-8b-2509", 8'053'338'176},  // the Hub's 8,053,338,240 adds the xIELU beta and eps buffers
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -1095,6 +1096,19 @@ TEST_CASE("minimax_m2: full-width q/k norms, head_dim 128, 256 experts on every 
   CHECK(count_params(edited("minimax-m2.7", [](nlohmann::json& j) { j["mlp_intermediate_size"] = 8192; })).total == p.total);
   CHECK_THROWS_WITH(edited("minimax-m2.7", [](nlohmann::json& j) { j["attn_type_list"][0] = 0; }),
                     Catch::Contains("attn_type_list[0] = 0: only softmax attention (1) is modelled"));
+}
+
+TEST_CASE("apertus: a plain MLP with xIELU's two learned scalars, q/k norms over head_dim", "[hf_config]") {
+  const ModelSpec a = fixture("apertus-8b-2509");
+  CHECK(a.ffn.kind == FfnKind::plain);
+  CHECK(a.ffn.activation_params == 2);
+  CHECK(a.attention.qk_norm);
+  CHECK_FALSE(a.attention.qk_norm_full_width);
+  const ParamCounts p = count_params(a);
+  CHECK(p.ffn == 32LL * (2 * 4096 * 21504 + 2));
+  CHECK(p.attention_per_layer == 2LL * 4096 * 4096 + 2LL * 4096 * 1024 + 2 * 128);
+  // Another activation has no learned scalars.
+  CHECK(p.total - count_params(edited("apertus-8b-2509", [](nlohmann::json& j) { j["hidden_act"] = "relu2"; })).total == 64);
 }
 
 TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {

@@ -131,6 +131,7 @@ struct FfnSpec {
   FfnKind kind = FfnKind::gated;
   std::int64_t ffn_dim = 0;  // intermediate width of the dense FFN
   bool bias = false;
+  std::int64_t activation_params = 0;  // learned scalars of each MLP's activation (Apertus' xIELU: alpha_p, alpha_n)
 };
 
 // Mixture of experts on the layers marked `moe`. Shared experts always run, as one FFN of
