@@ -100,9 +100,12 @@ nlohmann::json model_json(const ModelSpec& m) {
                 {"router_bias", m.moe.router_bias}};
   if (m.num_linear_layers() > 0) {
     const LinearAttentionSpec& la = m.linear;
-    j["linear_attention"] = {{"kind", std::string(to_string(la.kind))},         {"num_k_heads", la.num_k_heads},
-                             {"num_v_heads", la.num_v_heads},    {"head_k_dim", la.head_k_dim},
-                             {"head_v_dim", la.head_v_dim},      {"conv_kernel", la.conv_kernel}};
+    if (la.kind == LinearKind::short_conv)  // channels, no heads or recurrent state
+      j["linear_attention"] = {{"kind", "short_conv"}, {"channels", la.value_dim()}, {"conv_kernel", la.conv_kernel}};
+    else
+      j["linear_attention"] = {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
+                               {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
+                               {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
   }
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
   const VisionSpec& v = m.extra.vision;
@@ -125,6 +128,7 @@ std::string linear_kind_text(LinearKind k) {
   switch (k) {
     case LinearKind::mamba2: return "Mamba2";
     case LinearKind::kda: return "KDA";
+    case LinearKind::short_conv: return "short convolution";
     case LinearKind::gated_deltanet: break;
   }
   return "Gated DeltaNet";
@@ -146,6 +150,10 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
     return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +
            "'s ceilings in " + missing + rest;
   }
+  if (m.linear.kind == LinearKind::short_conv)
+    return "The short convolution layers' core (a depthwise convolution of " + std::to_string(m.linear.conv_kernel) +
+           " taps; the gating products are elementwise) is the roofline of " + profile.name +
+           "'s ceilings: no kernel of mhacfg's runs it and no profile fits it" + rest;
   if (kda)
     return core + "is the roofline of " + profile.name +
            "'s ceilings: mhacfg's kernels do not implement KDA; calibrate --from fits imported timings of it (records of kind kda)" +

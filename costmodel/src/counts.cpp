@@ -182,6 +182,7 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
 }
 
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
+  if (la.kind == LinearKind::short_conv) return mul(3, mul(s.v_heads, la.head_v_dim, kParams), kParams);  // B, C, x
   if (la.kind == LinearKind::kda)  // q, k, v, beta, and the decay's and the output gate's low-rank halves
     return add(add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams), mul(s.v_heads, la.head_v_dim, kParams), kParams),
                add(s.v_heads, mul(2, la.head_v_dim, kParams), kParams), kParams);
@@ -219,7 +220,9 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   // KDA: A_log per head and dt_bias per value channel.
   const bool mamba = la.kind == LinearKind::mamba2, kda = la.kind == LinearKind::kda;
   const std::int64_t norm = !la.gated_norm ? 0 : mamba ? la.value_dim() : la.head_v_dim;
-  const std::int64_t per_head = kda ? add(la.num_v_heads, la.value_dim(), kParams) : mul(mamba ? 3 : 2, la.num_v_heads, kParams);
+  const std::int64_t per_head = la.kind == LinearKind::short_conv ? 0
+                                : kda ? add(la.num_v_heads, la.value_dim(), kParams)
+                                      : mul(mamba ? 3 : 2, la.num_v_heads, kParams);
   const std::int64_t small = add(per_head, norm, kParams);
   const std::int64_t bias = add(la.in_bias ? linear_in_outputs(la) : 0, la.out_bias ? m.d_model : 0, kParams);
   return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);

@@ -1018,6 +1018,81 @@ void parse_apertus(const JsonFields& f, ModelSpec& m) {
   m.ffn.activation_params = f.optional_string("hidden_act").value_or("xielu") == "xielu" ? 2 : 0;
 }
 
+// LFM2's layers: layer_types ("conv" or "full_attention"), else full_attn_idxs (0-based indices of the
+// attention layers), else every layer attention (Lfm2Config). A conv layer is the gated short
+// convolution: in_proj (hidden_size -> B, C, x), a depthwise convolution of conv_L_cache (3) taps over
+// hidden_size channels, out_proj; conv_bias on all three.
+void lfm2_layers(const JsonFields& f, ModelSpec& m) {
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::short_conv;
+  la.num_k_heads = la.num_v_heads = m.d_model;  // channels
+  la.head_k_dim = 0;
+  la.head_v_dim = 1;
+  la.conv_kernel = int_or(f, "conv_L_cache", 3);
+  la.conv_bias = la.in_bias = la.out_bias = f.optional_bool("conv_bias", false);
+  la.gated_norm = false;
+  if (apply_linear_layer_types(f, m, "full_attention", "conv")) return;
+  if (!f.has("full_attn_idxs")) return;  // every layer attention
+  const auto& idxs = f.at("full_attn_idxs");
+  if (!idxs.is_array()) throw InputError(f.name("full_attn_idxs"), json_value_text(idxs), "must be a list of 0-based layer indices");
+  for (auto& l : m.layers) l.linear = true;
+  for (std::size_t i = 0; i < idxs.size(); ++i) {
+    const std::string at = f.name("full_attn_idxs") + "[" + std::to_string(i) + "]";
+    const std::int64_t n = json_to_int(idxs[i], at, false);
+    if (n >= m.num_layers()) throw InputError(at, int_text(n), "must be a layer index in 0.." + int_text(m.num_layers() - 1));
+    m.layers[static_cast<std::size_t>(n)].linear = false;
+  }
+}
+
+// The LFM2 attention: heads of hidden_size / heads (or head_dim), no biases, q/k norms over head_dim;
+// two RMSNorms per layer, the final one (embedding_norm) after the last layer; tied unless
+// tie_embedding / tie_word_embeddings say otherwise.
+void lfm2_common(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
+  parse_llama_like(f, m, d);
+  m.attention.qk_norm = true;
+  if (f.present("tie_embedding")) m.tie_embeddings = f.optional_bool("tie_embedding", true);
+  lfm2_layers(f, m);
+}
+
+// Lfm2Config (LFM2-350M ... 2.6B): a gated FFN whose width is block_ff_dim (else intermediate_size),
+// with block_auto_adjust_ff_dim (true) two thirds of it, times block_ffn_dim_multiplier (1.0) and
+// rounded up to block_multiple_of (256) when the multiplier is not null.
+void parse_lfm2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 8};
+  d.hidden = 2560, d.layers = 32, d.heads = 32, d.ffn = 12288, d.vocab = 65536;
+  lfm2_common(f, m, d);
+  std::int64_t width = f.has("block_ff_dim") ? f.require_int("block_ff_dim") : m.ffn.ffn_dim;
+  if (f.optional_bool("block_auto_adjust_ff_dim", true)) {
+    width = 2 * width / 3;
+    const bool multiplied = !f.present("block_ffn_dim_multiplier") || f.has("block_ffn_dim_multiplier");
+    if (multiplied) {
+      const double mult = f.present("block_ffn_dim_multiplier") ? f.require_number("block_ffn_dim_multiplier") : 1.0;
+      const double scaled = mult * double(width);
+      if (!(scaled >= 1 && scaled < 1e15))
+        throw InputError(f.name("block_ffn_dim_multiplier"), json_value_text(f.at("block_ffn_dim_multiplier")),
+                         "gives an FFN width out of range");
+      width = static_cast<std::int64_t>(scaled);
+      const std::int64_t multiple = int_or(f, "block_multiple_of", 256);
+      width = mul(multiple, (width + multiple - 1) / multiple, "FFN width");
+    }
+  }
+  m.ffn.ffn_dim = width;
+}
+
+// Lfm2MoeConfig (LFM2-8B-A1B): the first num_dense_layers (2) have a gated FFN of intermediate_size
+// (7168) as is; the rest num_experts (32) gated experts of moe_intermediate_size (1792), top
+// num_experts_per_tok (4), a router without bias (expert_bias is a buffer).
+void parse_lfm2_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 8};
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 7168, d.vocab = 65536;
+  lfm2_common(f, m, d);
+  m.moe.num_routed_experts = int_or(f, "num_experts", 32);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1792);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
+  const std::int64_t dense = f.optional_int("num_dense_layers", false).value_or(2);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= dense;
+}
+
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
 // input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
 // the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
@@ -1107,6 +1182,8 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"kimi_linear", parse_kimi_linear},
       {"minimax_m2", parse_minimax_m2},
       {"apertus", parse_apertus},
+      {"lfm2", parse_lfm2},
+      {"lfm2_moe", parse_lfm2_moe},
   };
   return table;
 }

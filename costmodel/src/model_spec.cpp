@@ -144,7 +144,7 @@ void validate(const ModelSpec& m) {
     const bool mamba = la.kind == LinearKind::mamba2;
     require_positive(la.num_k_heads, mamba ? "mamba_n_groups" : "linear_num_key_heads");
     require_positive(la.num_v_heads, mamba ? "mamba_n_heads" : "linear_num_value_heads");
-    require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
+    if (la.kind != LinearKind::short_conv) require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
     require_positive(la.head_v_dim, mamba ? "mamba_d_head" : "linear_value_head_dim");
     require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
     if (la.num_v_heads % la.num_k_heads != 0)

@@ -88,6 +88,7 @@ std::string_view to_string(LinearKind k) {
     case LinearKind::gated_deltanet: return "gated_deltanet";
     case LinearKind::mamba2: return "mamba2";
     case LinearKind::kda: return "kda";
+    case LinearKind::short_conv: return "short_conv";
   }
   return "?";
 }
@@ -116,7 +117,10 @@ std::int64_t linear_attention_state_elements(const LinearAttentionShape& s) {
 
 std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShape& s) {
   const char* what = "linear-attention inputs";
-  const std::int64_t gates = s.kind == LinearKind::mamba2 ? 1 : s.kind == LinearKind::kda ? add(1, s.head_k_dim, what) : 2;
+  const std::int64_t gates = s.kind == LinearKind::mamba2       ? 1
+                             : s.kind == LinearKind::kda        ? add(1, s.head_k_dim, what)
+                             : s.kind == LinearKind::short_conv ? 0
+                                                                : 2;
   return add(s.conv_dim(), mul(gates, s.num_v_heads, what), what);
 }
 

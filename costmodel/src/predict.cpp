@@ -68,9 +68,10 @@ Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
   const OpFeatures f = op_features(s, dtype);
-  // KDA has classes of its own (imported timings: mhacfg's kernels do not implement it).
+  // KDA has classes of its own (imported timings: mhacfg's kernels do not implement it); so has a short
+  // convolution, which no profile fits (its roofline is a few microseconds).
   const std::string cls = std::string(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode") +
-                          (s.kind == LinearKind::kda ? "/kda" : "");
+                          (s.kind == LinearKind::kda ? "/kda" : s.kind == LinearKind::short_conv ? "/short_conv" : "");
   return predict(cls, f, range_point(f), dtype);
 }
 

@@ -357,6 +357,21 @@ TEST_CASE("a parallel hybrid (Falcon-H1): attention and Mamba2 in every layer, i
   expect_input_error({"analyze", "--hf-config", falcon, "--tp", "16"}, "tp = 16: must divide num_q_heads = 8");
 }
 
+TEST_CASE("a short-convolution hybrid (LFM2): its conv layers in text and JSON, their core the roofline, said so", "[cli]") {
+  const std::string lfm2 = std::string(MHACFG_FIXTURES_DIR) + "/hf/lfm2-1.2b.json";
+  const CliResult r = run({"analyze", "--hf-config", lfm2, "--target", "h200-sxm", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["model"]["linear_attention"] == nlohmann::json({{"kind", "short_conv"}, {"channels", 2048}, {"conv_kernel", 3}}));
+  CHECK(j["model"]["layer_pattern"]["linear_attention_layers"] == 10);
+  CHECK(j["params"]["total"] == 1'170'340'608);
+  CHECK(j["predicted"]["basis"] == "calibrated, linear attention roofline");
+  const CliResult t = run({"analyze", "--hf-config", lfm2, "--target", "h200-sxm"});
+  CHECK(t.out.find("16 layers (10 short convolution, 6 global)") != std::string::npos);
+  CHECK(t.out.find("The short convolution layers' core (a depthwise convolution of 3 taps; the gating products are elementwise) is the "
+                   "roofline of h200-sxm's ceilings: no kernel of mhacfg's runs it and no profile fits it") != std::string::npos);
+}
+
 TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[cli]") {
   const std::string nano = std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json";
   const auto with_pattern = [&](const std::string& name, const std::string& pattern) {

@@ -89,6 +89,9 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
       {"minimax-m2.7", 228'689'764'864 - 62 * 256},
       {"apertus-8b-2509", 8'053'338'176},  // the Hub's 8,053,338,240 adds the xIELU beta and eps buffers
+      {"lfm2-350m", 354'483'968},  // tied head counted once
+      {"lfm2-1.2b", 1'170'340'608},
+      {"lfm2-8b-a1b", 8'339'929'856},  // the Hub's F32 704 more are the experts' bias buffers
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
   };
@@ -1109,6 +1112,68 @@ TEST_CASE("apertus: a plain MLP with xIELU's two learned scalars, q/k norms over
   CHECK(p.attention_per_layer == 2LL * 4096 * 4096 + 2LL * 4096 * 1024 + 2 * 128);
   // Another activation has no learned scalars.
   CHECK(p.total - count_params(edited("apertus-8b-2509", [](nlohmann::json& j) { j["hidden_act"] = "relu2"; })).total == 64);
+}
+
+TEST_CASE("lfm2: gated short convolutions beside attention, the FFN width adjusted, LFM2-MoE's experts", "[hf_config][kv]") {
+  const ModelSpec s = fixture("lfm2-350m");
+  REQUIRE(s.num_layers() == 16);
+  // full_attn_idxs (0-based) names the attention layers; the rest are short convolutions.
+  for (std::size_t i = 0; i < 16; ++i) {
+    const bool attention = i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14;
+    CHECK(s.layers[i].linear == !attention);
+  }
+  CHECK(s.linear.kind == LinearKind::short_conv);
+  CHECK(s.ffn.ffn_dim == 4608);  // block_ff_dim 6656: 2/3 of it is 4437, rounded up to 256
+  const ParamCounts p = count_params(s);
+  // A conv layer: in_proj 1024 -> 3 x 1024, the 3-tap depthwise convolution, out_proj; no biases.
+  CHECK(p.linear_attention_per_layer == 3LL * 1024 * 1024 + 1024 * 3 + 1024LL * 1024);
+  // Attention 16/8 heads of 64 with q/k norms over head_dim.
+  CHECK(p.attention_per_layer == 2LL * 1024 * 1024 + 2LL * 1024 * 512 + 2 * 64);
+  // The caches: K and V on 6 layers; per conv layer the last 2 inputs of 1024 channels, no recurrent state.
+  Workload w;
+  w.context = 32768;
+  const KvCacheCounts kv = count_kv_cache(s, w);
+  CHECK(kv.bytes_per_token == 6 * 2 * 8 * 64 * 2);
+  CHECK(kv.state_bytes_per_layer == 1024 * 2 * 2);
+  CHECK(kv.state_bytes_per_sequence == 10 * 1024 * 2 * 2);
+  // Decode core FLOPs: the attention layers' and each convolution's 2 x 1024 x 3.
+  w.context = 1;
+  CHECK(count_flops(s, w).decode_per_token.attention_core == 6 * 2 * 2 * 16 * 64 + 10 * 2 * 1024 * 3);
+  // conv_bias: in_proj's 3 x 1024, the convolution's 1024 and out_proj's 1024 in each conv layer.
+  CHECK(count_params(edited("lfm2-350m", [](nlohmann::json& j) { j["conv_bias"] = true; })).total - 354'483'968 == 10 * 5 * 1024);
+  // LFM2-700M's shapes (1536 wide, 24 heads, block_ff_dim 10240 -> 6912): the model card's 742,489,344.
+  const ModelSpec s700 = edited("lfm2-350m", [](nlohmann::json& j) {
+    j["hidden_size"] = 1536;
+    j["num_attention_heads"] = 24;
+    j["block_ff_dim"] = 10240;
+  });
+  CHECK(s700.ffn.ffn_dim == 6912);
+  CHECK(count_params(s700).total == 742'489'344);
+  // Without the adjustment the width is the file's; without a multiplier it is not rounded.
+  CHECK(edited("lfm2-350m", [](nlohmann::json& j) { j["block_auto_adjust_ff_dim"] = false; }).ffn.ffn_dim == 6656);
+  CHECK(edited("lfm2-350m", [](nlohmann::json& j) { j["block_ffn_dim_multiplier"] = nullptr; }).ffn.ffn_dim == 4437);
+  // layer_types (newer files) give the same layers; neither key: every layer attention.
+  const ModelSpec typed = edited("lfm2-350m", [](nlohmann::json& j) {
+    j.erase("full_attn_idxs");
+    j["layer_types"] = nlohmann::json::array();
+    for (int i = 0; i < 16; ++i) j["layer_types"].push_back(i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14 ? "full_attention" : "conv");
+  });
+  for (std::size_t i = 0; i < 16; ++i) CHECK(typed.layers[i].linear == s.layers[i].linear);
+  CHECK(edited("lfm2-350m", [](nlohmann::json& j) { j.erase("full_attn_idxs"); }).num_linear_layers() == 0);
+  CHECK_THROWS_WITH(edited("lfm2-350m", [](nlohmann::json& j) { j["full_attn_idxs"][0] = 16; }),
+                    Catch::Contains("full_attn_idxs[0] = 16: must be a layer index in 0..15"));
+  // Under tp 2 each GPU convolves half the channels.
+  CHECK(linear_attention_state_elements_per_gpu(s, 2) == 512 * 2);
+
+  const ModelSpec moe = fixture("lfm2-8b-a1b");
+  CHECK_FALSE(moe.layers[0].moe);
+  CHECK_FALSE(moe.layers[1].moe);
+  for (std::size_t i = 2; i < 24; ++i) CHECK(moe.layers[i].moe);
+  CHECK(moe.ffn.ffn_dim == 7168);  // as is: no adjustment in LFM2-MoE
+  CHECK_FALSE(moe.moe.router_bias);
+  CHECK(moe.num_linear_layers() == 18);
+  // Active: the embedding (tied), 2 dense FFNs, 4 of 32 experts and the router per sparse layer: the card's "1.5B".
+  CHECK(std::llround(double(count_params(moe).active) / 1e8) == 16);
 }
 
 TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both counted, cached and costed", "[hf_config][kv]") {

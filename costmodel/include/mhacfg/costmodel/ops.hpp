@@ -65,8 +65,10 @@ std::int64_t attention_kv_elements(const AttentionShape& s);
 std::int64_t attention_kv_bytes(const AttentionShape& s, DType dtype);
 
 // Linear attention's kinds (model_spec.hpp's LinearAttentionSpec says which models use which). KDA
-// (Kimi Delta Attention) is Gated DeltaNet with a decay per key channel instead of per head.
-enum class LinearKind { gated_deltanet, mamba2, kda };
+// (Kimi Delta Attention) is Gated DeltaNet with a decay per key channel instead of per head. A short
+// convolution (LFM2's gated conv block) is the core without a recurrence: num_v_heads channels of
+// head_v_dim 1, head_k_dim 0 (no key width, no recurrent state), only the convolution and its state.
+enum class LinearKind { gated_deltanet, mamba2, kda, short_conv };
 std::string_view to_string(LinearKind k);
 
 // One call of a linear-attention layer's core for `batch` sequences of q_len new tokens each (1: a
