@@ -136,12 +136,12 @@ std::string linear_kind_text(LinearKind k) {
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
-  const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own, from imported timings only
+  const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own
   const std::string suffix = kda ? "/kda" : "";
   const bool prefill = profile.ops.count("linear_attention/prefill" + suffix) > 0;
   const bool decode = profile.ops.count("linear_attention/decode" + suffix) > 0;
   if (prefill && decode)
-    return core + "is calibrated: " + profile.name + " fits " + (kda ? "imported KDA timings" : "mhacfg's linear-attention kernel") +
+    return core + "is calibrated: " + profile.name + " fits " + (kda ? "KDA timings" : "mhacfg's linear-attention kernel") +
            " (linear_attention/prefill" + suffix + " and /decode" + suffix + ").";
   const std::string rest =
       "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
@@ -156,8 +156,8 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
            "'s ceilings: no kernel of mhacfg's runs it and no profile fits it" + rest;
   if (kda)
     return core + "is the roofline of " + profile.name +
-           "'s ceilings: mhacfg's kernels do not implement KDA; calibrate --from fits imported timings of it (records of kind kda)" +
-           rest;
+           "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel of it; the CUDA "
+           "kernel does not run KDA; calibrate --from fits imported timings, records of kind kda)" + rest;
   return core + "is the roofline of " + profile.name +
          "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
          "imported timings)" + rest;

@@ -95,6 +95,27 @@ void add_linear_cpu(std::vector<MeasurementRecord>& g, bool quick) {
     g.push_back(linear(gdn, 1, 512, 2, 4, 128, 128, f32));
     g.push_back(linear(m2, 2, 256, 2, 32, 64, 64, bf));
     g.push_back(linear(gdn, 1, 300, 4, 8, 128, 256, f32));
+    // KDA (Kimi Linear: 32 heads of 128 for keys and values alike) has classes of its own: decode
+    // steps from one sequence to states beyond the cache, fp32 and bf16; prefills of 64-1024 tokens.
+    const LinearKind kda = LinearKind::kda;
+    for (std::int64_t batch : {1, 4, 16}) g.push_back(linear(kda, batch, 1, 32, 32, 128, 128, bf));
+    g.push_back(linear(kda, 8, 1, 32, 32, 128, 128, f32));
+    g.push_back(linear(kda, 2, 1, 16, 16, 128, 128, f32));
+    g.push_back(linear(kda, 32, 1, 8, 8, 64, 64, bf));
+    g.push_back(linear(kda, 1, 1, 8, 8, 64, 64, f32));
+    g.push_back(linear(kda, 4, 1, 16, 16, 64, 128, bf));
+    g.push_back(linear(kda, 40, 1, 16, 16, 128, 128, f32));
+    g.push_back(linear(kda, 64, 1, 16, 16, 64, 64, bf));
+    g.push_back(linear(kda, 8, 1, 16, 16, 128, 128, bf));
+    g.push_back(linear(kda, 2, 1, 12, 12, 128, 128, f32));
+    g.push_back(linear(kda, 1, 128, 32, 32, 128, 128, f32));
+    g.push_back(linear(kda, 1, 256, 16, 16, 128, 128, bf));
+    g.push_back(linear(kda, 1, 1024, 8, 8, 64, 64, f32));
+    g.push_back(linear(kda, 2, 256, 8, 8, 64, 64, f32));
+    g.push_back(linear(kda, 1, 64, 32, 32, 128, 128, bf));
+    g.push_back(linear(kda, 1, 512, 4, 4, 128, 128, f32));
+    g.push_back(linear(kda, 1, 192, 16, 16, 96, 128, f32));
+    g.push_back(linear(kda, 1, 300, 8, 8, 128, 256, f32));
   }
 }
 

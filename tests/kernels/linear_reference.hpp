@@ -1,7 +1,8 @@
 // The float64 reference of linear attention's core, shared by the CPU and CUDA kernels' tests: the
 // causal depthwise convolution with SiLU, then each value head's recurrence (Gated DeltaNet: q and k
 // L2-normalised, q scaled by 1 / sqrt(head_k_dim); S = exp(g) S; delta = beta (v - S^T k);
-// S += k delta^T; o = S^T q. Mamba2: h = exp(dt A) h + dt B x^T; y = h^T C + D x), written from those
+// S += k delta^T; o = S^T q. KDA: the same with row i of S decayed by exp(g_i), one g per key
+// channel. Mamba2: h = exp(dt A) h + dt B x^T; y = h^T C + D x), written from those
 // definitions and the layouts of mhacfg/kernels/cpu/linear_attention.hpp, not from either kernel.
 #pragma once
 
@@ -44,7 +45,7 @@ inline LinearResult linear_attention_reference(const LinearAttentionShape& s, co
   using Vec = std::vector<double>;
   const std::int64_t dk = s.head_k_dim, dv = s.head_v_dim, K = s.conv_kernel, C = s.conv_dim();
   const std::int64_t key_dim = s.num_k_heads * dk, ratio = s.num_v_heads / s.num_k_heads;
-  const bool mamba = s.kind == LinearKind::mamba2, bf16_state = round_block > 0;
+  const bool mamba = s.kind == LinearKind::mamba2, kda = s.kind == LinearKind::kda, bf16_state = round_block > 0;
   LinearResult r;
   r.o.assign(static_cast<std::size_t>(s.batch * s.q_len * s.num_v_heads * dv), 0.0);
   r.state.assign(in.state.begin(), in.state.end());
@@ -71,7 +72,7 @@ inline LinearResult linear_attention_reference(const LinearAttentionShape& s, co
         const Vec v(c.begin() + 2 * key_dim + h * dv, c.begin() + 2 * key_dim + (h + 1) * dv);
         double* S = &r.state[(b * s.num_v_heads + h) * dk * dv];
         double* o = &r.o[row * dv];
-        const double decay = std::exp(double(in.decay[row])), beta = in.beta[row];
+        const double decay = kda ? 0.0 : std::exp(double(in.decay[row])), beta = in.beta[row];
         if (mamba) {
           for (std::int64_t i = 0; i < dk; ++i)
             for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] = decay * S[i * dv + j] + beta * k[i] * v[j];
@@ -87,7 +88,10 @@ inline LinearResult linear_attention_reference(const LinearAttentionShape& s, co
           };
           l2(q, 1.0 / std::sqrt(double(dk)));
           l2(k, 1.0);
-          for (std::int64_t i = 0; i < dk * dv; ++i) S[i] *= decay;
+          for (std::int64_t i = 0; i < dk; ++i) {
+            const double di = kda ? std::exp(double(in.decay[row * dk + i])) : decay;
+            for (std::int64_t j = 0; j < dv; ++j) S[i * dv + j] *= di;
+          }
           Vec delta(static_cast<std::size_t>(dv));
           for (std::int64_t j = 0; j < dv; ++j) {
             double sk = 0;

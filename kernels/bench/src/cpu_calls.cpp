@@ -119,12 +119,12 @@ std::function<void()> prepare_linear(const LinearAttentionShape& s, int threads)
   const std::int64_t tokens = mul(s.batch, s.q_len, what), conv = s.conv_dim();
   st->x = random_buffer<float>(mul(tokens, conv, what), 10, threads);
   // Decays and betas as random in [-1, 1) folded to [-1, 0) and (0, 1]: values only set the speed of exp.
-  st->decay = random_buffer<float>(mul(tokens, s.num_v_heads, what), 11, threads);
+  // KDA: a decay per key channel of each value head.
+  const std::int64_t decays = mul(tokens, s.num_v_heads, s.kind == LinearKind::kda ? s.head_k_dim : 1, what);
+  st->decay = random_buffer<float>(decays, 11, threads);
   st->beta = random_buffer<float>(mul(tokens, s.num_v_heads, what), 12, threads);
-  for (std::int64_t i = 0; i < tokens * s.num_v_heads; ++i) {
-    st->decay.data()[i] = -std::abs(st->decay.data()[i]);
-    st->beta.data()[i] = 1.0f - std::abs(st->beta.data()[i]);
-  }
+  for (std::int64_t i = 0; i < decays; ++i) st->decay.data()[i] = -std::abs(st->decay.data()[i]);
+  for (std::int64_t i = 0; i < tokens * s.num_v_heads; ++i) st->beta.data()[i] = 1.0f - std::abs(st->beta.data()[i]);
   st->conv_w = random_buffer<float>(mul(s.conv_kernel, conv, what), 13, threads);
   st->conv_b = random_buffer<float>(conv, 14, threads);
   st->skip = random_buffer<float>(s.num_v_heads, 15, threads);
@@ -230,12 +230,15 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
 std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
   if (r.op == OpKind::linear_attention) {
-    // The state and kept inputs in their dtype; in fp32 per token x, both gates and the output, the
+    // The state and kept inputs in their dtype; in fp32 per token x, both gates (KDA: a decay per key
+    // channel) and the output, the
     // kernel's workspace (a block of tokens' convolution outputs), the taps, bias and D.
     const LinearAttentionShape& s = r.linear;
     const char* what = "harness buffers";
     const std::int64_t conv = s.conv_dim();
-    const std::int64_t per_token = add(add(conv, mul(2, s.num_v_heads, what), what), mul(s.num_v_heads, s.head_v_dim, what), what);
+    const std::int64_t decays = mul(s.num_v_heads, s.kind == LinearKind::kda ? s.head_k_dim : 1, what);
+    const std::int64_t per_token =
+        add(add(conv, add(s.num_v_heads, decays, what), what), mul(s.num_v_heads, s.head_v_dim, what), what);
     const std::int64_t block = std::min<std::int64_t>(s.q_len, kCpuLinearTokenBlock);
     const std::int64_t fp32 = add(add(mul(mul(s.batch, s.q_len, what), per_token, what), mul(mul(s.batch, block, what), conv, what), what),
                                   add(mul(s.conv_kernel + 1, conv, what), s.num_v_heads, what), what);

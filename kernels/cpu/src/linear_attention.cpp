@@ -140,7 +140,7 @@ class Run {
     }
     float* kn = qn + dk;
     float* acc = kn + dk;  // S^T k, then delta (Gated DeltaNet)
-    const bool mamba = s_.kind == LinearKind::mamba2;
+    const bool mamba = s_.kind == LinearKind::mamba2, kda = s_.kind == LinearKind::kda;
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t t = t0 + i, row = (b * s_.q_len + t) * s_.num_v_heads + h;
       const float* c = conv_out_.get() + (b * block_ + i) * conv_dim_;
@@ -148,7 +148,8 @@ class Run {
       const float* k = c + key_dim_ + kh * dk;
       const float* v = c + 2 * key_dim_ + h * dv;
       float* o = p_.o + row * dv;
-      const float decay = std::exp(p_.decay[row]), beta = p_.beta[row];
+      const float decay = kda ? 0.0f : std::exp(p_.decay[row]), beta = p_.beta[row];
+      const float* channel_decay = kda ? p_.decay + row * dk : nullptr;  // KDA: log decay per key channel
       std::fill_n(o, dv, 0.0f);
       if (mamba) {  // h = decay h + dt B x^T; y = h^T C + D x
         for (std::int64_t r = 0; r < dk; ++r) {
@@ -169,12 +170,12 @@ class Run {
       normalise(q, qn, dk, 1.0f / std::sqrt(static_cast<float>(dk)));
       normalise(k, kn, dk, 1.0f);
       std::fill_n(acc, dv, 0.0f);
-      for (std::int64_t r = 0; r < dk; ++r) {  // S = decay S; acc = S^T k
+      for (std::int64_t r = 0; r < dk; ++r) {  // S = decay S (KDA: row r by its channel's decay); acc = S^T k
         float* Sr = S + r * dv;
-        const float kr = kn[r];
+        const float kr = kn[r], dr = kda ? std::exp(channel_decay[r]) : decay;
 #pragma omp simd
         for (std::int64_t j = 0; j < dv; ++j) {
-          Sr[j] *= decay;
+          Sr[j] *= dr;
           acc[j] += kr * Sr[j];
         }
       }
@@ -226,9 +227,8 @@ std::string linear_attention_unsupported_reason(const LinearAttentionShape& s, D
   using detail::field_reason;
   if (state_dtype != DType::fp32 && state_dtype != DType::bf16)
     return "dtype = " + std::string(to_string(state_dtype)) + ": CPU linear attention keeps its state in fp32 or bf16 only";
-  if (s.kind == LinearKind::kda)
-    return "kind = kda: mhacfg's CPU linear-attention kernel runs gated_deltanet and mamba2 (KDA timings can be imported "
-           "with calibrate --from)";
+  if (s.kind == LinearKind::short_conv)
+    return "kind = short_conv: mhacfg's CPU linear-attention kernel runs gated_deltanet, kda and mamba2";
   if (s.batch < 1) return field_reason("batch", s.batch, "must be at least 1");
   if (s.q_len < 1) return field_reason("q_len", s.q_len, "must be at least 1");
   if (s.num_k_heads < 1) return field_reason("num_k_heads", s.num_k_heads, "must be at least 1");

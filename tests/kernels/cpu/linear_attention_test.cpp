@@ -1,4 +1,4 @@
-// linear_attention (Gated DeltaNet and Mamba2 cores) against a float64 reference written from the
+// linear_attention (Gated DeltaNet, KDA and Mamba2 cores) against a float64 reference written from the
 // recurrences' definitions: every output, state and conv-state element checked, outputs poisoned
 // with NaN before each run; fp32 and bf16 states, decode steps and multi-block prefills, grouped
 // value heads, 1 and 2 threads.
@@ -36,7 +36,7 @@ Inputs make_inputs(const LinearAttentionShape& s, std::uint32_t seed) {
   Inputs in;
   in.x = test::random_values(tokens * conv, seed);
   // Decays exp(-1) .. exp(-0.05): a Mamba2 state holds at most ~20 steps' updates.
-  in.decay = uniform(tokens * s.num_v_heads, seed + 1, -1.0f, -0.05f);
+  in.decay = uniform(tokens * s.num_v_heads * (s.kind == LinearKind::kda ? s.head_k_dim : 1), seed + 1, -1.0f, -0.05f);
   in.beta = uniform(tokens * s.num_v_heads, seed + 2, 0.05f, s.kind == LinearKind::mamba2 ? 0.5f : 1.0f);
   in.conv_w = uniform(s.conv_kernel * conv, seed + 3, -0.5f, 0.5f);
   in.conv_b = uniform(conv, seed + 4, -0.1f, 0.1f);
@@ -115,7 +115,7 @@ LinearAttentionShape shape(LinearKind kind, std::int64_t batch, std::int64_t q_l
   return LinearAttentionShape{batch, q_len, kh, vh, dk, dv, conv, kind};
 }
 
-TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and bf16 states", "[kernels][cpu][linear]") {
+TEST_CASE("linear attention matches float64: Gated DeltaNet, KDA and Mamba2, fp32 and bf16 states", "[kernels][cpu][linear]") {
   const LinearAttentionShape cases[] = {
       shape(LinearKind::gated_deltanet, 1, 1, 2, 4, 32, 48, 4),     // a decode step, 2 value heads per key head
       shape(LinearKind::gated_deltanet, 3, 1, 4, 4, 64, 64, 4),     // batch 3
@@ -125,6 +125,9 @@ TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and
       shape(LinearKind::mamba2, 1, 130, 2, 4, 16, 8, 4),            // prefill, 2 groups
       shape(LinearKind::mamba2, 1, 3, 2, 2, 64, 32, 1),             // no kept inputs (kernel 1)
       shape(LinearKind::gated_deltanet, 1, 70, 1, 1, 8, 8, 64),     // the widest kernel: tokens read the kept inputs
+      shape(LinearKind::kda, 2, 1, 4, 4, 32, 32, 4),                // KDA decode steps: a decay per key channel
+      shape(LinearKind::kda, 1, 140, 2, 2, 16, 24, 4),              // KDA prefill over 3 token blocks
+      shape(LinearKind::kda, 1, 1, 1, 2, 128, 128, 4),              // Kimi Linear's head width, grouped
   };
   for (const LinearAttentionShape& s : cases) {
     DYNAMIC_SECTION(to_string(s.kind) << " batch " << s.batch << " q_len " << s.q_len << " heads " << s.num_k_heads << "/"
@@ -182,6 +185,26 @@ TEST_CASE("linear attention matches float64: Gated DeltaNet and Mamba2, fp32 and
   }
 }
 
+TEST_CASE("KDA with one decay for every key channel of a head is Gated DeltaNet", "[kernels][cpu][linear]") {
+  const LinearAttentionShape gdn = shape(LinearKind::gated_deltanet, 2, 70, 2, 4, 32, 16, 4);
+  LinearAttentionShape kda = gdn;
+  kda.kind = LinearKind::kda;
+  const Inputs in = make_inputs(gdn, 7);
+  Inputs spread = in;  // each head's decay repeated over its 32 key channels
+  spread.decay.clear();
+  for (float g : in.decay) spread.decay.insert(spread.decay.end(), 32, g);
+  const auto a = run_kernel<float>(gdn, in, true, false, 2);
+  const auto b = run_kernel<float>(kda, spread, true, false, 2);
+  // The same arithmetic, up to the order the compiler fuses it in.
+  const auto widen = [](const std::vector<float>& v) { return Vec(v.begin(), v.end()); };
+  test::check_every_element(b.o, widen(a.o), test::kFp32RecurrenceTol * std::max(1.0, largest(widen(a.o))));
+  test::check_every_element(b.state, widen(a.state), test::kFp32RecurrenceTol * std::max(1.0, largest(widen(a.state))));
+  // ... and different decays per channel give a different state.
+  Inputs varied = spread;
+  for (std::size_t i = 0; i < varied.decay.size(); i += 2) varied.decay[i] *= 0.5f;
+  CHECK(run_kernel<float>(kda, varied, true, false, 2).state != a.state);
+}
+
 TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[kernels][cpu][linear]") {
   const auto why = [](LinearAttentionShape s, DType d = DType::fp32) { return linear_attention_unsupported_reason(s, d); };
   const LinearAttentionShape ok = shape(LinearKind::gated_deltanet, 1, 1, 2, 4, 32, 32, 4);
@@ -197,6 +220,9 @@ TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[k
   s = ok;
   s.conv_kernel = 65;
   CHECK(why(s).rfind("conv_kernel = 65", 0) == 0);
+  s = ok;
+  s.kind = LinearKind::short_conv;
+  CHECK(why(s).rfind("kind = short_conv", 0) == 0);
   s = ok;
   s.q_len = 0;
   CHECK(why(s).rfind("q_len = 0", 0) == 0);

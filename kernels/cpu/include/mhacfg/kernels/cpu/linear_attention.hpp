@@ -1,9 +1,11 @@
 // Linear attention's core on the CPU: the causal depthwise convolution over the q, k and v channels
 // with SiLU, then each value head's recurrence over its head_k_dim x head_v_dim state, token by token
-// (the recurrent form that costmodel counts, ops.hpp). Two kinds:
+// (the recurrent form that costmodel counts, ops.hpp). Three kinds:
 // - gated_deltanet (Qwen3-Next, transformers' torch_recurrent_gated_delta_rule with the q/k L2 norm
 //   in the kernel): q and k L2-normalised (eps 1e-6), q scaled by 1 / sqrt(head_k_dim), then per token
 //   S = exp(g) S;  delta = beta (v - S^T k);  S += k delta^T;  o = S^T q.
+// - kda (Kimi Linear's Kimi Delta Attention, flash-linear-attention's recurrent KDA with the q/k L2
+//   norm in the kernel): Gated DeltaNet with a decay per key channel, S = Diag(exp(g)) S.
 // - mamba2 (Mamba2's SSD step, B = k, C = q, x = v, dt = beta, dt x A = decay):
 //   h = exp(dt A) h + dt B x^T;  y = h^T C + D x.
 // The state is stored in fp32 or bf16 and computed on in fp32: a bf16 state is widened once per
@@ -36,7 +38,7 @@ template <class StateT>
 struct LinearAttentionParams {
   LinearAttentionShape shape;
   const float* x = nullptr;            // [batch, q_len, conv_dim]: the in projection's q, k, v, before the convolution
-  const float* decay = nullptr;        // [batch, q_len, num_v_heads]: log of the state's decay per step (<= 0)
+  const float* decay = nullptr;        // [batch, q_len, num_v_heads] (KDA: x head_k_dim): log of the decay per step (<= 0)
   const float* beta = nullptr;         // [batch, q_len, num_v_heads]: Gated DeltaNet's beta; Mamba2's dt
   const float* conv_weight = nullptr;  // [conv_kernel, conv_dim]: tap conv_kernel - 1 multiplies the newest input
   const float* conv_bias = nullptr;    // [conv_dim] or null
