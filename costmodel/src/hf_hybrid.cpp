@@ -1,0 +1,372 @@
+// HF import of the hybrid families whose layers mix softmax attention with linear attention or short
+// convolutions (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2, Falcon-H1).
+#include "hf_config_families.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg::hf {
+
+namespace {
+
+// A hybrid's layer_types, naming each layer `softmax` (attention) or `linear` (linear attention), if
+// present.
+bool apply_linear_layer_types(const JsonFields& f, ModelSpec& m, const char* softmax, const char* linear) {
+  if (!f.has("layer_types")) return false;
+  const auto& types = f.at("layer_types");
+  if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+    throw InputError(f.name("layer_types"), json_value_text(types), "must be a list of " + int_text(m.num_layers()) + " layer types");
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != softmax && types[i] != linear)
+      throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                       std::string("unknown layer type (expected ") + softmax + " or " + linear + ")");
+    m.layers[i].linear = types[i] == linear;
+  }
+  return true;
+}
+
+// LFM2's layers: layer_types ("conv" or "full_attention"), else full_attn_idxs (0-based indices of the
+// attention layers), else every layer attention (Lfm2Config). A conv layer is the gated short
+// convolution: in_proj (hidden_size -> B, C, x), a depthwise convolution of conv_L_cache (3) taps over
+// hidden_size channels, out_proj; conv_bias on all three.
+void lfm2_layers(const JsonFields& f, ModelSpec& m) {
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::short_conv;
+  la.num_k_heads = la.num_v_heads = m.d_model;  // channels
+  la.head_k_dim = 0;
+  la.head_v_dim = 1;
+  la.conv_kernel = int_or(f, "conv_L_cache", 3);
+  la.conv_bias = la.in_bias = la.out_bias = f.optional_bool("conv_bias", false);
+  la.gated_norm = false;
+  if (apply_linear_layer_types(f, m, "full_attention", "conv")) return;
+  if (!f.has("full_attn_idxs")) return;  // every layer attention
+  const auto& idxs = f.at("full_attn_idxs");
+  if (!idxs.is_array()) throw InputError(f.name("full_attn_idxs"), json_value_text(idxs), "must be a list of 0-based layer indices");
+  for (auto& l : m.layers) l.linear = true;
+  for (std::size_t i = 0; i < idxs.size(); ++i) {
+    const std::string at = f.name("full_attn_idxs") + "[" + std::to_string(i) + "]";
+    const std::int64_t n = json_to_int(idxs[i], at, false);
+    if (n >= m.num_layers()) throw InputError(at, int_text(n), "must be a layer index in 0.." + int_text(m.num_layers() - 1));
+    m.layers[static_cast<std::size_t>(n)].linear = false;
+  }
+}
+
+// The LFM2 attention: heads of hidden_size / heads (or head_dim), no biases, q/k norms over head_dim;
+// two RMSNorms per layer, the final one (embedding_norm) after the last layer; tied unless
+// tie_embedding / tie_word_embeddings say otherwise.
+void lfm2_common(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
+  parse_llama_like(f, m, d);
+  m.attention.qk_norm = true;
+  if (f.present("tie_embedding")) m.tie_embeddings = f.optional_bool("tie_embedding", true);
+  lfm2_layers(f, m);
+}
+
+}  // namespace
+
+// Qwen3NextConfig (Qwen3-Next): a hybrid of Gated DeltaNet linear attention and gated softmax
+// attention. layer_types (else: every full_attention_interval-th layer, default 4, has softmax attention,
+// the rest linear) names each layer. Softmax layers: 16 heads of 256, 2 KV heads, q/k norms over
+// head_dim, q_proj twice as wide for the output gate, biases with attention_bias. Linear layers: 16 key
+// heads and 32 value heads of 128, a convolution of 4. Qwen2-MoE's experts (512 of 512, top 10) with a
+// gated shared expert of shared_expert_intermediate_size (512), on every layer by default; untied.
+// The checkpoints' mtp.* weights (Qwen3-Next-80B-A3B: one module) are not in the config or the model.
+void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{256, false, 2};
+  d.hidden = 2048, d.layers = 48, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = true;
+  m.attention.output_gate = true;
+  LinearAttentionSpec& la = m.linear;
+  la.num_k_heads = int_or(f, "linear_num_key_heads", 16);
+  la.num_v_heads = int_or(f, "linear_num_value_heads", 32);
+  la.head_k_dim = int_or(f, "linear_key_head_dim", 128);
+  la.head_v_dim = int_or(f, "linear_value_head_dim", 128);
+  la.conv_kernel = int_or(f, "linear_conv_kernel_dim", 4);
+  if (!apply_linear_layer_types(f, m, "full_attention", "linear_attention")) {
+    const std::int64_t interval = int_or(f, "full_attention_interval", 4);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].linear = static_cast<std::int64_t>(i + 1) % interval != 0;
+  }
+  qwen_moe_layers(f, m, 512, 512, 10);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = int_or(f, "shared_expert_intermediate_size", 512);
+  m.moe.shared_gate = true;
+}
+
+// GraniteMoeHybridConfig (Granite 4.0, 4.0-H): layer_types names each layer "mamba" (Mamba2) or
+// "attention" (default: every layer Mamba2). Attention: heads of hidden_size / heads (no head_dim key),
+// KV heads default to the heads, attention_bias on q/k/v/o, no q/k norms (NoPE or RoPE: no weights).
+// Mamba2: mamba_n_heads (128) heads of mamba_d_head (mamba_expand x hidden_size / heads), mamba_n_groups
+// (1) groups of mamba_d_state (256), a convolution of mamba_d_conv (4) with mamba_conv_bias (true),
+// mamba_proj_bias (false). Every layer has the shared MLP (gated, shared_intermediate_size, 1024) and,
+// with num_local_experts > 0 (8), the experts (gated, intermediate_size wide, top num_experts_per_tok, 2)
+// behind a router without bias; two RMSNorms per layer; untied unless tie_word_embeddings.
+void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 0};
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 11008, d.vocab = 32000;
+  parse_llama_like(f, m, d);
+  if (f.present("head_dim")) {  // GraniteMoeHybridAttention ignores the key: hidden_size / heads
+    if (m.d_model % m.attention.num_q_heads != 0)
+      throw InputError(f.name("num_attention_heads"), int_text(m.attention.num_q_heads),
+                       "must divide hidden_size = " + int_text(m.d_model));
+    m.attention.head_dim = m.attention.v_head_dim = m.d_model / m.attention.num_q_heads;
+  }
+  attention_bias(f, m, false);
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_n_heads", 128);
+  la.num_k_heads = int_or(f, "mamba_n_groups", 1);
+  la.head_k_dim = int_or(f, "mamba_d_state", 256);
+  la.conv_kernel = int_or(f, "mamba_d_conv", 4);
+  const std::int64_t inner = m.d_model * int_or(f, "mamba_expand", 2);
+  if (f.has("mamba_d_head") && f.at("mamba_d_head") != "auto") {
+    la.head_v_dim = f.require_int("mamba_d_head");
+  } else {
+    if (inner % la.num_v_heads != 0)
+      throw InputError(f.name("mamba_n_heads"), int_text(la.num_v_heads),
+                       "must divide mamba_expand x hidden_size = " + int_text(inner));
+    la.head_v_dim = inner / la.num_v_heads;
+  }
+  if (la.head_v_dim * la.num_v_heads != inner)
+    throw InputError(f.name("mamba_d_head"), int_text(la.head_v_dim),
+                     "x mamba_n_heads must equal mamba_expand x hidden_size = " + int_text(inner));
+  la.conv_bias = f.optional_bool("mamba_conv_bias", true);
+  la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
+  if (!apply_linear_layer_types(f, m, "attention", "mamba")) {
+    for (auto& l : m.layers) l.linear = true;
+  }
+  const std::int64_t shared = int_or(f, "shared_intermediate_size", 1024);
+  const std::int64_t experts = f.present("num_local_experts") ? f.require_int("num_local_experts", false) : 8;
+  if (experts < 0)
+    throw InputError(f.name("num_local_experts"), int_text(experts), "must not be negative");
+  if (experts == 0) {  // the shared MLP alone: a dense FFN
+    m.ffn.ffn_dim = shared;
+    return;
+  }
+  m.moe.num_routed_experts = experts;
+  m.moe.expert_ffn_dim = int_or(f, "intermediate_size", 11008);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = shared;
+  for (auto& l : m.layers) l.moe = true;
+}
+
+// NemotronHConfig (Nemotron-H, Nemotron 3): blocks of one module each, named by hybrid_override_pattern
+// ("M" Mamba2, "*" attention, "-" MLP, "E" experts) or by layers_block_type (linear_attention,
+// full_attention, mlp, moe; or the older mamba, attention); the pattern's length is the layer count.
+// One RMSNorm per block. Attention: head_dim (128), KV heads (8), attention_bias. Mamba2: mamba_num_heads
+// (128) of mamba_head_dim (64), n_groups (8) of ssm_state_size (128), conv_kernel (4) with use_conv_bias
+// (true), mamba_proj_bias (false). MLP and experts: up and down without a gate (relu2), mlp_bias;
+// n_routed_experts (8) of moe_intermediate_size (7688), top num_experts_per_tok (2), n_shared_experts (1)
+// x moe_shared_expert_intermediate_size (7688); the router's e_score_correction_bias is a buffer, not
+// a parameter. Untied. Not modelled (an error): moe_latent_size (Nemotron 3 Super's latent experts).
+void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
+  std::vector<std::string> types;
+  auto type_of = [&](const std::string& t, const std::string& field, const nlohmann::json& v) {
+    if (t == "linear_attention" || t == "mamba" || t == "M") return std::string("M");
+    if (t == "full_attention" || t == "attention" || t == "*") return std::string("*");
+    if (t == "mlp" || t == "-") return std::string("-");
+    if (t == "moe" || t == "E") return std::string("E");
+    throw InputError(field, json_value_text(v), "unknown block type (expected M, *, - or E; or linear_attention, full_attention, mlp, moe)");
+  };
+  if (f.has("hybrid_override_pattern")) {
+    const auto& v = f.at("hybrid_override_pattern");
+    if (!v.is_string() || v.get<std::string>().empty())
+      throw InputError(f.name("hybrid_override_pattern"), json_value_text(v), "must be a string of M, *, - and E");
+    const std::string pattern = v.get<std::string>();
+    if (static_cast<std::int64_t>(pattern.size()) > kMaxLayers)
+      throw InputError(f.name("hybrid_override_pattern"), "(" + int_text(static_cast<std::int64_t>(pattern.size())) + " blocks)",
+                       "must name at most " + int_text(kMaxLayers) + " blocks");
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      types.push_back(type_of(std::string(1, pattern[i]), f.name("hybrid_override_pattern") + "[" + std::to_string(i) + "]",
+                              nlohmann::json(std::string(1, pattern[i]))));
+  } else {
+    const char* key = f.has("layers_block_type") ? "layers_block_type" : "layer_types";
+    if (!f.has(key)) throw InputError(f.name("hybrid_override_pattern"), "(missing)", "names the blocks (or layers_block_type)");
+    const auto& list = f.at(key);
+    if (!list.is_array() || list.empty()) throw InputError(f.name(key), json_value_text(list), "must be a list of block types");
+    if (static_cast<std::int64_t>(list.size()) > kMaxLayers)
+      throw InputError(f.name(key), "(" + int_text(static_cast<std::int64_t>(list.size())) + " blocks)",
+                       "must name at most " + int_text(kMaxLayers) + " blocks");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string field = f.name(key) + "[" + std::to_string(i) + "]";
+      if (!list[i].is_string()) throw InputError(field, json_value_text(list[i]), "must be a block type");
+      types.push_back(type_of(list[i].get<std::string>(), field, list[i]));
+    }
+  }
+  FamilyDefaults d{128, false, 8};
+  d.hidden = 4096, d.layers = static_cast<std::int64_t>(types.size()), d.heads = 32, d.ffn = 21504, d.vocab = 131072;
+  parse_llama_like(f, m, d);
+  m.layers.assign(types.size(), LayerSpec{});  // the pattern's length, whatever num_hidden_layers says (as transformers)
+  m.norm.per_layer = 1;
+  attention_bias(f, m, false);
+  m.ffn.kind = FfnKind::plain;
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+  if (f.has("moe_latent_size"))
+    throw InputError(f.name("moe_latent_size"), json_value_text(f.at("moe_latent_size")),
+                     "latent experts (Nemotron 3 Super) are not modelled");
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_num_heads", 128);
+  la.head_v_dim = int_or(f, "mamba_head_dim", 64);
+  la.num_k_heads = int_or(f, "n_groups", 8);
+  la.head_k_dim = int_or(f, "ssm_state_size", 128);
+  la.conv_kernel = int_or(f, "conv_kernel", 4);
+  la.conv_bias = f.optional_bool("use_conv_bias", true);
+  la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
+  if (la.num_v_heads % la.num_k_heads != 0)  // named by this family's keys (validate names Granite's)
+    throw InputError(f.name("n_groups"), int_text(la.num_k_heads), "must divide mamba_num_heads = " + int_text(la.num_v_heads));
+  bool any_moe = false;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    LayerSpec& l = m.layers[i];
+    l.linear = types[i] == "M";
+    l.no_ffn = types[i] == "M" || types[i] == "*";
+    l.no_mixer = types[i] == "-" || types[i] == "E";
+    l.moe = types[i] == "E";
+    any_moe = any_moe || l.moe;
+  }
+  if (any_moe) {
+    m.moe.num_routed_experts = int_or(f, "n_routed_experts", 8);
+    m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 7688);
+    m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
+    m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
+    m.moe.shared_ffn_dim = mul(m.moe.num_shared_experts, int_or(f, "moe_shared_expert_intermediate_size", 7688), "shared FFN width");
+  }
+}
+
+// KimiLinearConfig (Kimi Linear, remote code): KDA layers (linear_attn_config.kda_layers, 1-based)
+// beside MLA layers (the rest). KDA: linear_attn_config's num_heads heads of head_dim for keys and
+// values alike, short convolutions of short_conv_kernel_size without bias. MLA: DeepSeek's layout
+// (q_lora_rank null: no query compression; kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
+// without RoPE (mla_use_nope), the rope dims kept; head_dim and num_key_value_heads are not read.
+// num_experts (null: dense) gated experts of moe_intermediate_size, top num_experts_per_token,
+// num_shared_experts as one FFN, on layers from first_k_dense_replace on every moe_layer_freq-th; the
+// router's e_score_correction_bias is a parameter. Dense layers use intermediate_size; untied.
+void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, {1, false, 0});  // head_dim placeholder; MLA sets it below
+  AttentionSpec& a = m.attention;
+  a.variant = AttentionVariant::mla;
+  a.mla.q_lora_rank = f.optional_int("q_lora_rank").value_or(0);
+  a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
+  a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
+  a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
+  a.head_dim = add(a.mla.qk_nope_head_dim, a.mla.rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
+  a.v_head_dim = f.require_int("v_head_dim");
+  a.num_kv_heads = a.num_q_heads;
+  if (f.present("num_experts") && f.has("num_experts")) {
+    m.moe.num_routed_experts = f.require_int("num_experts");
+    m.moe.expert_ffn_dim = f.require_int("moe_intermediate_size");
+    m.moe.top_k = f.require_int("num_experts_per_token");
+    m.moe.num_shared_experts = f.optional_int("num_shared_experts", false).value_or(0);
+    m.moe.router_bias = true;
+    const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(0);
+    const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
+    for (std::int64_t i = 0; i < m.num_layers(); ++i)
+      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+  }
+  if (!f.has("linear_attn_config")) return;  // every layer MLA
+  const JsonFields c = sub_config(f, "linear_attn_config");
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::kda;
+  la.num_k_heads = la.num_v_heads = c.require_int("num_heads");
+  la.head_k_dim = la.head_v_dim = c.require_int("head_dim");
+  la.conv_kernel = c.require_int("short_conv_kernel_size");
+  if (!c.has("kda_layers")) return;
+  const auto& layers = c.at("kda_layers");
+  if (!layers.is_array())
+    throw InputError(c.name("kda_layers"), json_value_text(layers), "must be a list of 1-based layer numbers");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string at = c.name("kda_layers") + "[" + std::to_string(i) + "]";
+    const std::int64_t n = json_to_int(layers[i], at, true);
+    if (n > m.num_layers())
+      throw InputError(at, int_text(n), "must be a layer number in 1.." + int_text(m.num_layers()) + " (1-based)");
+    m.layers[static_cast<std::size_t>(n - 1)].linear = true;
+  }
+}
+
+// Lfm2Config (LFM2-350M ... 2.6B): a gated FFN whose width is block_ff_dim (else intermediate_size),
+// with block_auto_adjust_ff_dim (true) two thirds of it, times block_ffn_dim_multiplier (1.0) and
+// rounded up to block_multiple_of (256) when the multiplier is not null.
+void parse_lfm2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 8};
+  d.hidden = 2560, d.layers = 32, d.heads = 32, d.ffn = 12288, d.vocab = 65536;
+  lfm2_common(f, m, d);
+  std::int64_t width = f.has("block_ff_dim") ? f.require_int("block_ff_dim") : m.ffn.ffn_dim;
+  if (f.optional_bool("block_auto_adjust_ff_dim", true)) {
+    width = 2 * width / 3;
+    const bool multiplied = !f.present("block_ffn_dim_multiplier") || f.has("block_ffn_dim_multiplier");
+    if (multiplied) {
+      const double mult = f.present("block_ffn_dim_multiplier") ? f.require_number("block_ffn_dim_multiplier") : 1.0;
+      const double scaled = mult * double(width);
+      if (!(scaled >= 1 && scaled < 1e15))
+        throw InputError(f.name("block_ffn_dim_multiplier"), json_value_text(f.at("block_ffn_dim_multiplier")),
+                         "gives an FFN width out of range");
+      width = static_cast<std::int64_t>(scaled);
+      const std::int64_t multiple = int_or(f, "block_multiple_of", 256);
+      width = mul(multiple, (width + multiple - 1) / multiple, "FFN width");
+    }
+  }
+  m.ffn.ffn_dim = width;
+}
+
+// Lfm2MoeConfig (LFM2-8B-A1B): the first num_dense_layers (2) have a gated FFN of intermediate_size
+// (7168) as is; the rest num_experts (32) gated experts of moe_intermediate_size (1792), top
+// num_experts_per_tok (4), a router without bias (expert_bias is a buffer).
+void parse_lfm2_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 8};
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 7168, d.vocab = 65536;
+  lfm2_common(f, m, d);
+  m.moe.num_routed_experts = int_or(f, "num_experts", 32);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1792);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
+  const std::int64_t dense = f.optional_int("num_dense_layers", false).value_or(2);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= dense;
+}
+
+// FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
+// input (their outputs added; muP multipliers are scalars and mup_vector a non-persistent buffer), then
+// the MLP; two RMSNorms per layer, untied unless tie_word_embeddings. Attention: heads of head_dim
+// (hidden_size / heads when missing), num_key_value_heads (8), attention_bias on q/k/v/o. Mamba2:
+// mamba_d_ssm channels (1024 when the key is missing, mamba_expand x hidden_size when null) in
+// mamba_n_heads (128) heads of mamba_d_head ("auto": mamba_d_ssm / heads), mamba_n_groups (1) of
+// mamba_d_state (256), a convolution of mamba_d_conv (4) with mamba_conv_bias (true), in_proj's bias with
+// mamba_proj_bias (false), out_proj's with projectors_bias (false), the gated RMSNorm only with
+// mamba_rms_norm (false). MLP: gated, intermediate_size, mlp_bias.
+void parse_falcon_h1(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 8};
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 14336, d.vocab = 128000;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.ffn.bias = f.optional_bool("mlp_bias", false);
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::mamba2;
+  la.num_v_heads = int_or(f, "mamba_n_heads", 128);
+  la.num_k_heads = int_or(f, "mamba_n_groups", 1);
+  la.head_k_dim = int_or(f, "mamba_d_state", 256);
+  la.conv_kernel = int_or(f, "mamba_d_conv", 4);
+  const std::int64_t inner = !f.present("mamba_d_ssm") ? 1024
+                             : f.has("mamba_d_ssm")    ? f.require_int("mamba_d_ssm")
+                                                       : mul(m.d_model, int_or(f, "mamba_expand", 2), "mamba_expand x hidden_size");
+  if (f.has("mamba_d_head") && f.at("mamba_d_head") != "auto") {
+    la.head_v_dim = f.require_int("mamba_d_head");
+  } else {
+    if (inner % la.num_v_heads != 0)
+      throw InputError(f.name("mamba_n_heads"), int_text(la.num_v_heads), "must divide mamba_d_ssm = " + int_text(inner));
+    la.head_v_dim = inner / la.num_v_heads;
+  }
+  if (mul(la.head_v_dim, la.num_v_heads, "mamba_d_head x mamba_n_heads") != inner)
+    throw InputError(f.name("mamba_d_head"), int_text(la.head_v_dim), "x mamba_n_heads must equal mamba_d_ssm = " + int_text(inner));
+  la.conv_bias = f.optional_bool("mamba_conv_bias", true);
+  la.in_bias = f.optional_bool("mamba_proj_bias", false);
+  la.out_bias = f.optional_bool("projectors_bias", false);
+  la.gated_norm = f.optional_bool("mamba_rms_norm", false);
+  for (auto& l : m.layers) l.linear = l.parallel = true;
+}
+
+}  // namespace mhacfg::hf

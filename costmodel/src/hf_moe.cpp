@@ -1,0 +1,300 @@
+// HF import of the mixture-of-experts families (Mixtral, Qwen MoE, GPT-OSS, DeepSeek and Kimi K2 with MLA,
+// GLM-4.5, Llama 4, OLMoE, ERNIE 4.5, MiniMax-M2). Each follows its transformers Config class and modeling code.
+#include "hf_config_families.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg::hf {
+
+void parse_mixtral(const JsonFields& f, ModelSpec& m) {
+  parse_llama_like(f, m, {0, false, 8});  // MixtralConfig: 8 KV heads
+  set_all_windows(m, window_key(f, "sliding_window", 0));
+  // Every layer is sparse: num_local_experts FFNs of intermediate_size, top num_experts_per_tok.
+  m.moe.num_routed_experts = f.optional_int("num_local_experts").value_or(8);
+  m.moe.top_k = f.optional_int("num_experts_per_tok").value_or(2);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  for (auto& l : m.layers) l.moe = true;
+}
+
+// Qwen2-MoE's and Qwen3-MoE's experts: num_experts (or v5's num_local_experts) of
+// moe_intermediate_size, top num_experts_per_tok, a router without bias; layer i is sparse unless it
+// is in mlp_only_layers or (i + 1) is not a multiple of decoder_sparse_step.
+void qwen_moe_layers(const JsonFields& f, ModelSpec& m, std::int64_t experts, std::int64_t width, std::int64_t top_k) {
+  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", experts);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", width);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", top_k);
+  const std::int64_t step = int_or(f, "decoder_sparse_step", 1);
+  const std::vector<bool> dense_only =
+      f.has("mlp_only_layers") ? layer_set(f, "mlp_only_layers", m) : std::vector<bool>(m.layers.size(), false);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    m.layers[i].moe = !dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0;
+}
+
+// Qwen3MoeConfig: Qwen3's attention (q/k norms) but no head_dim default (the model falls back to
+// hidden_size / heads; the checkpoints state 128), 4 KV heads, untied; 128 experts of 768, top 8, no
+// shared expert; dense layers use intermediate_size. A window, with use_sliding_window, applies to
+// every layer (no max_window_layers here).
+void parse_qwen3_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 4};
+  d.hidden = 2048, d.layers = 24, d.heads = 32, d.ffn = 6144, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = true;
+  const bool use = f.optional_bool("use_sliding_window", false);
+  const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
+  if (!apply_layer_types(f, m, window)) set_all_windows(m, window);
+  qwen_moe_layers(f, m, 128, 768, 8);
+}
+
+// Qwen2MoeConfig: Qwen2's q/k/v biases (qkv_bias), 16 heads and KV heads, untied; 60 experts of 1408,
+// top 4, and one shared FFN of shared_expert_intermediate_size behind a sigmoid gate (d_model
+// weights); Qwen2's windows.
+void parse_qwen2_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 16};
+  d.hidden = 2048, d.layers = 24, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+  parse_llama_like(f, m, d);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = f.optional_bool("qkv_bias", true);
+  qwen_windows(f, m);
+  qwen_moe_layers(f, m, 60, 1408, 4);
+  const std::int64_t shared = int_or(f, "shared_expert_intermediate_size", 5632);
+  m.moe.num_shared_experts = 1;
+  m.moe.shared_ffn_dim = shared;
+  m.moe.shared_gate = true;
+}
+
+// GptOssConfig: 64 heads of 64 (hidden_size / heads only when head_dim is null), 8 KV heads, biases on
+// q/k/v/o, one sink logit per head; every layer sparse: num_local_experts gated experts of
+// intermediate_size with biases (gate_up and down), top num_experts_per_tok (the file's
+// experts_per_token is not read), a router with a bias; layers alternate sliding (even index,
+// sliding_window 128) and full unless layer_types says otherwise.
+void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 64, false, 8};
+  d.hidden = 2880, d.layers = 36, d.heads = 64, d.ffn = 2880, d.vocab = 201088;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, true);
+  m.attention.sinks = true;
+  m.ffn.bias = true;  // the experts' gate_up_proj_bias and down_proj_bias
+  m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 128);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
+  m.moe.router_bias = true;
+  for (auto& l : m.layers) l.moe = true;
+  const std::int64_t window = window_key(f, "sliding_window", 128);
+  if (!apply_layer_types(f, m, window))
+    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
+}
+
+// DeepseekV2Config / DeepseekV3Config. A missing key takes the class default (V3's are DeepSeek-V3's
+// own: q_lora_rank 1536, 256 routed experts of 2048, 1 shared, top 8, the first 3 layers dense; V2's
+// 64 of 1407, 2 shared, no default top-k); q_lora_rank null means no query compression and
+// n_routed_experts null a dense model.
+void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
+  parse_llama_like(f, m, {1, false, 0});  // head_dim placeholder; MLA sets it below
+  AttentionSpec& a = m.attention;
+  a.variant = AttentionVariant::mla;
+  auto with_default = [&](const char* key, std::int64_t missing, std::int64_t null_value, bool positive) {
+    if (!f.present(key)) return missing;
+    return f.optional_int(key, positive).value_or(null_value);
+  };
+  a.mla.q_lora_rank = with_default("q_lora_rank", 1536, 0, true);
+  a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
+  a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
+  a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
+  a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
+  a.v_head_dim = f.require_int("v_head_dim");
+  a.num_kv_heads = a.num_q_heads;
+  // q_a_proj, kv_a_proj_with_mqa and o_proj; q_proj (no query compression) never has a bias.
+  const bool bias = f.optional_bool("attention_bias", false);
+  a.q_bias = a.k_bias = a.o_bias = bias;
+  const std::int64_t routed = with_default("n_routed_experts", v3 ? 256 : 64, 0, true);
+  if (routed > 0) {
+    m.moe.num_routed_experts = routed;
+    m.moe.num_shared_experts = with_default("n_shared_experts", v3 ? 1 : 2, 0, false);
+    m.moe.expert_ffn_dim = with_default("moe_intermediate_size", v3 ? 2048 : 1407, 0, true);
+    m.moe.top_k = v3 ? with_default("num_experts_per_tok", 8, 0, true) : f.require_int("num_experts_per_tok");
+    if (m.moe.expert_ffn_dim <= 0 || m.moe.top_k <= 0)
+      throw InputError(f.name(m.moe.top_k <= 0 ? "num_experts_per_tok" : "moe_intermediate_size"), "null",
+                       "required with n_routed_experts = " + int_text(routed));
+    // noaux_tc routing adds a learned per-expert bias (e_score_correction_bias); V3 always uses it.
+    m.moe.router_bias = v3 || f.optional_string("topk_method").value_or("") == "noaux_tc";
+    const std::int64_t first_dense = with_default("first_k_dense_replace", v3 ? 3 : 0, 0, false);
+    const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
+    for (std::int64_t i = 0; i < m.num_layers(); ++i)
+      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+  }
+  if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+}
+
+// Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head
+// q/k norms with use_qk_norm, 96 heads, 8 KV heads, head_dim from the file (else hidden_size /
+// heads), untied. Layers from first_k_dense_replace on are sparse: n_routed_experts of
+// moe_intermediate_size, top num_experts_per_tok, n_shared_experts as one FFN, and a router whose
+// e_score_correction_bias is a buffer in transformers, not a parameter. The checkpoint's
+// num_nextn_predict_layers MTP layers (which transformers does not build) are reported as params.mtp.
+void parse_glm4_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 8};
+  d.hidden = 4096, d.layers = 46, d.heads = 96, d.ffn = 10944, d.vocab = 151552;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = f.optional_bool("attention_bias", false);
+  a.qk_norm = f.optional_bool("use_qk_norm", false);
+  m.moe.num_routed_experts = int_or(f, "n_routed_experts", 128);
+  m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1408);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(1);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense;
+  m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+}
+
+// Llama4TextConfig: 40 heads of 128 (hidden_size / heads only when head_dim is null), 8 KV heads,
+// biases on q/k/v/o with attention_bias, untied; its q/k norm is an L2 norm without weights. Layers
+// in moe_layers (default every interleave_moe_layer_step-th) are sparse: num_local_experts gated
+// experts of intermediate_size, top num_experts_per_tok, a router without bias and one shared expert
+// of intermediate_size; dense layers use intermediate_size_mlp. RoPE layers attend in chunks of
+// attention_chunk_size (null: everything); every no_rope_layer_interval-th layer (or those
+// no_rope_layers marks 0, or layer_types' full_attention ones) uses no RoPE and attends to everything.
+void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 128, false, 8};
+  d.hidden = 5120, d.layers = 48, d.heads = 40, d.ffn = 8192, d.vocab = 202048;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.moe.num_routed_experts = int_or(f, "num_local_experts", 16);
+  m.moe.num_shared_experts = 1;
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 1);
+  m.ffn.ffn_dim = int_or(f, "intermediate_size_mlp", 16384);
+  if (f.has("moe_layers")) {  // a list, even an empty one, replaces the interleave
+    const std::vector<bool> sparse = layer_set(f, "moe_layers", m);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = sparse[i];
+  } else {
+    const std::int64_t step = int_or(f, "interleave_moe_layer_step", 1);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = static_cast<std::int64_t>(i + 1) % step == 0;
+  }
+  const std::int64_t chunk = window_key(f, "attention_chunk_size", 8192);
+  if (apply_layer_types(f, m, 0, chunk)) return;
+  const auto* rope = f.has("no_rope_layers") ? &f.at("no_rope_layers") : nullptr;
+  if (rope && !rope->is_array())
+    throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must be a list of 0 or 1 per layer");
+  if (rope && !rope->empty()) {  // an empty list takes the interval, as in transformers
+    if (static_cast<std::int64_t>(rope->size()) < m.num_layers())  // longer lists are read up to the layers
+      throw InputError(f.name("no_rope_layers"), json_value_text(*rope), "must list 0 or 1 for each of " +
+                                                                             int_text(m.num_layers()) + " layers");
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      const std::string field = f.name("no_rope_layers") + "[" + std::to_string(i) + "]";
+      // 0: no RoPE, global; anything else RoPE, chunked (transformers tests it for truth).
+      m.layers[i].chunk = json_to_int((*rope)[i], field, false) != 0 ? chunk : 0;
+    }
+    return;
+  }
+  const std::int64_t interval = int_or(f, "no_rope_layer_interval", 4);
+  for (std::size_t i = 0; i < m.layers.size(); ++i)
+    m.layers[i].chunk = static_cast<std::int64_t>(i + 1) % interval != 0 ? chunk : 0;
+}
+
+// Llama4Config (multimodal): text_config's language model (Llama4TextConfig defaults for what it
+// leaves out) and vision_config's encoder, adapter and projector (Llama4VisionConfig defaults),
+// reported beside the total.
+void parse_llama4(const JsonFields& f, ModelSpec& m) {
+  parse_llama4_text(sub_config(f, "text_config"), m);
+  const JsonFields v = sub_config(f, "vision_config");
+  VisionSpec& vs = m.extra.vision;  // Llama4VisionConfig's defaults
+  vit_sizes(v, vs, {VisionKind::llama4, 768, 5632, 34, 3, 448, 14});
+  vs.projector_input_dim = int_or(v, "projector_input_dim", 4096);
+  vs.projector_output_dim = int_or(v, "projector_output_dim", 4096);
+  vs.output_dim = int_or(v, "vision_output_dim", 7680);
+}
+
+// OlmoeConfig: OLMo 2's full-width q/k norms with Llama's pre-norms; every layer sparse:
+// num_experts (or num_local_experts) gated experts of intermediate_size, top num_experts_per_tok, a
+// router without bias, no shared expert; untied. clip_qkv clamps and adds nothing.
+void parse_olmoe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 2048, d.layers = 16, d.heads = 16, d.ffn = 2048, d.vocab = 50304;
+  parse_llama_like(f, m, d);
+  attention_bias(f, m, false);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", 64);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  for (auto& l : m.layers) l.moe = true;
+}
+
+// Ernie4_5Config (ERNIE-4.5-0.3B): Llama's layout with head_dim 128 when the key is missing (hidden_size
+// / heads when null), 2 KV heads, biases on q/k/v/o and the MLP with use_bias, tied by default.
+void parse_ernie4_5(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{f.present("head_dim") ? 0 : 128, true, 2};
+  d.hidden = 1024, d.layers = 18, d.heads = 16, d.ffn = 3072, d.vocab = 103424;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.q_bias = a.k_bias = a.v_bias = a.o_bias = m.ffn.bias = f.optional_bool("use_bias", false);
+}
+
+// Ernie4_5_MoeConfig (ERNIE-4.5-21B-A3B, -300B-A47B): head_dim from the file (else hidden_size / heads),
+// 4 KV heads, tied by default; use_bias puts biases on q/k/v/o, the MLPs and the LM head. Layer i is
+// sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index
+// (1, every layer, -1: the last): moe_num_experts (64) gated experts of moe_intermediate_size (1536),
+// top moe_k (6), one shared MLP moe_num_shared_experts (2) x moe_intermediate_size wide, a router without
+// bias beside moe_statics' e_score_correction_bias (a parameter, counted as the router's bias). Dense
+// layers use intermediate_size. The checkpoints' MTP weights (num_nextn_predict_layers), which
+// transformers does not build, are not counted: their block's layout is not in the config.
+void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, true, 4};
+  d.hidden = 2560, d.layers = 28, d.heads = 20, d.ffn = 12288, d.vocab = 103424;
+  parse_llama_like(f, m, d);
+  const bool bias = f.optional_bool("use_bias", false);
+  m.attention.q_bias = m.attention.k_bias = m.attention.v_bias = m.attention.o_bias = bias;
+  m.ffn.bias = m.lm_head_bias = bias;
+  m.moe.num_routed_experts = int_or(f, "moe_num_experts", 64);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1536);
+  m.moe.top_k = int_or(f, "moe_k", 6);
+  m.moe.num_shared_experts = f.optional_int("moe_num_shared_experts", false).value_or(2);
+  m.moe.router_bias = true;
+  const std::int64_t start = f.optional_int("moe_layer_start_index", false).value_or(1);
+  std::int64_t end = m.num_layers() - 1;  // -1, the class default: the last layer
+  if (f.has("moe_layer_end_index")) {
+    const auto& v = f.at("moe_layer_end_index");
+    if (v.is_number_integer() && v.get<std::int64_t>() < -1)
+      throw InputError(f.name("moe_layer_end_index"), json_value_text(v), "must be a layer index or -1 (the last layer)");
+    if (!(v.is_number_integer() && v.get<std::int64_t>() == -1)) end = json_to_int(v, f.name("moe_layer_end_index"), false);
+  }
+  const std::int64_t interval = int_or(f, "moe_layer_interval", 1);
+  for (std::int64_t i = 0; i < m.num_layers(); ++i)
+    m.layers[static_cast<std::size_t>(i)].moe = (i + 1) % interval == 0 && i >= start && i <= end;
+}
+
+// MiniMaxM2Config (MiniMax-M2, M2.1, M2.5, M2.7): 48 heads of head_dim 128 (not hidden_size / heads),
+// 8 KV heads, no biases, q/k norms over every head's width (qk_norm_type "per_layer"; partial RoPE adds
+// nothing), untied. Every layer sparse: num_local_experts (num_experts; 256) gated experts of
+// intermediate_size (1536), top num_experts_per_tok (8), no shared expert, a router whose
+// e_score_correction_bias is a buffer in transformers (llama.cpp counts its 256 per layer). The legacy
+// mlp_intermediate_size has no weights. attn_type_list must be softmax (1) throughout: MiniMax-Text-01's
+// lightning-attention layers (0) are not modelled. The MTP keys (use_mtp, num_mtp_modules) describe
+// modules the released checkpoints do not ship; they are not counted.
+void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{128, false, 8};
+  d.hidden = 3072, d.layers = 62, d.heads = 48, d.ffn = 1536, d.vocab = 200064;
+  parse_llama_like(f, m, d);
+  m.attention.qk_norm = m.attention.qk_norm_full_width = true;
+  m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 256);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  for (auto& l : m.layers) l.moe = true;
+  if (!f.has("attn_type_list")) return;
+  const auto& types = f.at("attn_type_list");
+  if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+    throw InputError(f.name("attn_type_list"), json_value_text(types), "must be a list of " + int_text(m.num_layers()) + " layer types");
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (types[i] != 1)
+      throw InputError(f.name("attn_type_list") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                       "only softmax attention (1) is modelled; lightning attention (0, MiniMax-Text-01) is not");
+}
+
+}  // namespace mhacfg::hf
