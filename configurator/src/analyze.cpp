@@ -1,7 +1,9 @@
 #include "mhacfg/configurator/analyze.hpp"
 
+#include <algorithm>
 #include <map>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 #include "mhacfg/costmodel/profile.hpp"
@@ -62,6 +64,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                    {"kv_lora_rank", a.mla.kv_lora_rank},
                    {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
                    {"rope_head_dim", a.mla.rope_head_dim}};
+  if (a.sparse())
+    attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk}};
   std::int64_t moe_layers = 0;
   for (const auto& l : m.layers) moe_layers += l.moe;
   const LayerPattern pattern(m);
@@ -212,6 +216,7 @@ nlohmann::json counts_json(const ModelCounts& c) {
       {"kv_cache",
        {{"dtype", std::string(to_string(kv.dtype))}, {"bytes_per_token", kv.bytes_per_token},
         {"bytes_per_token_per_layer", kv.bytes_per_token_per_layer},
+        {"indexer_bytes_per_token_per_layer", kv.indexer_bytes_per_token_per_layer},
         {"bytes_per_token_beyond_window", kv.bytes_per_token_beyond_window}, {"layer_tokens", kv.layer_tokens},
         {"bytes_total", kv.bytes_total}, {"kv_heads_per_gpu", kv.kv_heads_per_gpu}, {"replication", kv.replication},
         {"bytes_per_gpu", kv.bytes_per_gpu}, {"state_dtype", std::string(to_string(kv.state_dtype))},
@@ -287,8 +292,13 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const KvCacheCounts& kv = c.kv_cache;
   Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
-      std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") +
+      std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") + (a.sparse() ? " + indexer key" : "") +
           (some_softmax ? ", softmax-attention layers" : ", all layers"));
+  if (a.sparse())
+    row(kvt, "indexer keys per token", mul(kv.indexer_bytes_per_token_per_layer, m.num_attention_layers(), "KV-cache bytes"),
+        fmt_bytes(double(kv.indexer_bytes_per_token_per_layer * m.num_attention_layers())),
+        "of bytes per token: " + std::to_string(kv.indexer_bytes_per_token_per_layer) +
+            " per layer (fp8 + fp32 scale per 128), whole on every GPU");
   if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
     row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,
         fmt_bytes(double(kv.bytes_per_token_beyond_window)), "full-attention layers only");
@@ -350,6 +360,8 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                            {"decode_attention_core_ms", t.decode_attention_core_ms},
                            {"decode_linear_core_ms", t.decode_linear_core_ms},
                            {"prefill_linear_core_ms", t.prefill_linear_core_ms},
+                           {"decode_indexer_ms", t.decode_indexer_ms},
+                           {"prefill_indexer_ms", t.prefill_indexer_ms},
                            {"decode_projections_ms", t.decode_projections_ms},
                            {"decode_ffn_ms", t.decode_ffn_ms},
                            {"decode_lm_head_ms", t.decode_lm_head_ms},
@@ -375,9 +387,22 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
       tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
                                            "of decode attention; roofline unless calibrated"});
     }
+    if (a.sparse()) {
+      const std::string note = t.indexer_roofline ? "roofline at the fp8 peak; no profile fits the indexer" : "calibrated";
+      const auto at = [&](const std::string& q) {
+        return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
+      };
+      tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
+      tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
+    }
     if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
     r.tables.push_back(tt);
     if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
+    if (a.sparse())
+      r.notes.push_back("Sparse attention: each query attends to the indexer's top " + std::to_string(a.indexer.topk) +
+                        " keys (costed as that many keys read, gathered as fast as contiguous ones); the indexer scores every cached "
+                        "key with " + std::to_string(a.indexer.num_heads) + " heads of " + std::to_string(a.indexer.head_dim) +
+                        (t.indexer_roofline ? ", predicted by the roofline of its FLOPs and bytes (no kernel of mhacfg's measures it yet)." : "."));
     if (!fits)
       r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
                         fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +

@@ -322,7 +322,8 @@ std::vector<std::int64_t> mla_q_lora_ranks(std::int64_t d) {
 
 // Every variant is enumerated; those outside --variants are evaluated only to be reported.
 // With a base model every candidate is that model with another attention; its biases, q/k norms,
-// sinks and output gate carry over to the MHA/GQA/MQA candidates (not from an MLA base, whose flags mean other things).
+// sinks and output gate carry over to the MHA/GQA/MQA candidates (not from an MLA base, whose flags mean other things);
+// a sparse model's indexer carries over to every candidate (the top-k selection is independent of the heads).
 std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) {
   std::vector<ModelSpec> out;
   ModelSpec base = o.base ? *o.base : baseline(shape.d_model, shape.layers, o.vocab);
@@ -339,6 +340,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           m.attention = AttentionSpec{v, nq, nkv, hd, hd, flags.q_bias, flags.k_bias, flags.v_bias,
                                       flags.o_bias, flags.qk_norm, flags.sinks, {}, flags.qk_norm_full_width,
                                       flags.output_gate};
+          m.attention.indexer = base.attention.indexer;
           out.push_back(std::move(m));
         }
       }
@@ -352,6 +354,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           ModelSpec m = base;
           m.attention = AttentionSpec{AttentionVariant::mla, nq, nq, vhd + 64, vhd, false, false, false, false, false, false, {}};
           m.attention.mla = MlaSpec{q_lora, mult * vhd, vhd, 64};
+          m.attention.indexer = base.attention.indexer;
           out.push_back(std::move(m));
         }
     }

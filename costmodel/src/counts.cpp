@@ -41,8 +41,22 @@ std::int64_t ffn_params(const ModelSpec& m, std::int64_t f) {
   return add(p, m.ffn.activation_params, kParams);
 }
 
-// Matmul weight elements a token passes through in one layer's attention projections.
+std::int64_t attention_projection_weights(const ModelSpec& m);
+
+// The lightning indexer's matmul weights (0 without one): wq_b, and wk beside weights_proj.
+std::int64_t indexer_matmul_weights(const ModelSpec& m) {
+  const IndexerSpec& x = m.attention.indexer;
+  if (!m.attention.sparse()) return 0;
+  return add(mul(indexer_query_input(m), x.num_heads, x.head_dim, kParams), mul(m.d_model, x.head_dim + x.num_heads, kParams),
+             kParams);
+}
+
+// Matmul weight elements a token passes through in one layer's attention projections (and indexer).
 std::int64_t attention_matmul_weights(const ModelSpec& m) {
+  return add(attention_projection_weights(m), indexer_matmul_weights(m), kParams);
+}
+
+std::int64_t attention_projection_weights(const ModelSpec& m) {
   const AttentionSpec& a = m.attention;
   const std::int64_t d = m.d_model;
   if (is_mla(m)) {
@@ -178,6 +192,7 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
+  if (a.sparse()) p = add(p, 2 * a.indexer.head_dim, kParams);  // the indexer's k_norm: a LayerNorm's weight and bias
   return p;
 }
 
@@ -340,12 +355,18 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   KvCacheCounts kv;
   kv.dtype = w.kv_dtype;
   const std::int64_t elems = kv_elements_per_token_per_layer(m);
-  kv.bytes_per_token_per_layer = dtype_bytes(w.kv_dtype, elems, kKv);
-  kv.bytes_per_token = dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv);
+  // A sparse model's indexer keys sit beside the K/V (or latent) of every token, in their own format.
+  const std::int64_t idx = m.attention.sparse() ? indexer_key_bytes(m.attention.indexer.head_dim) : 0;
+  kv.indexer_bytes_per_token_per_layer = idx;
+  kv.bytes_per_token_per_layer = add(dtype_bytes(w.kv_dtype, elems, kKv), idx, kKv);
+  kv.bytes_per_token = add(dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
+                           mul(idx, m.num_attention_layers(), kKv), kKv);
   const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
-  kv.bytes_per_token_beyond_window = dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv);
+  kv.bytes_per_token_beyond_window =
+      add(dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+  const std::int64_t indexer_total = mul(w.batch, kv.layer_tokens, idx, kKv);
   kv.state_dtype = w.state_dtype;
   kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
   kv.state_bytes_per_sequence = mul(kv.state_bytes_per_layer, linear_layer_count(m), kKv);
@@ -370,12 +391,24 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
     throw InputError("tp", std::to_string(w.tp),
                      "must divide num_kv_heads = " + std::to_string(a.num_kv_heads) + " or be a multiple of it");
   }
+  // The indexer is not split under tp: every GPU holds every indexer key, as it holds MLA's latent.
+  kv.bytes_total = add(kv.bytes_total, indexer_total, kKv);
+  kv.bytes_per_gpu = add(kv.bytes_per_gpu, indexer_total, kKv);
   if (state_total > 0) {  // linear-attention heads split over the GPUs, their state with them
     kv.bytes_total = add(kv.bytes_total, state_total, kKv);
     const std::int64_t per_gpu = dtype_bytes(w.state_dtype, linear_attention_state_elements_per_gpu(m, w.tp), kKv);
     kv.bytes_per_gpu = add(kv.bytes_per_gpu, mul(w.batch, per_gpu, linear_layer_count(m), kKv), kKv);
   }
   return kv;
+}
+
+std::int64_t indexer_query_input(const ModelSpec& m) {
+  return is_mla(m) && m.attention.mla.q_lora_rank > 0 ? m.attention.mla.q_lora_rank : m.d_model;
+}
+
+IndexerShape layer_indexer_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len) {
+  const IndexerSpec& x = m.attention.indexer;
+  return IndexerShape{batch, q_len, kv_len, x.num_heads, x.head_dim, x.topk};
 }
 
 AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
@@ -392,6 +425,9 @@ AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer,
   s.causal = true;
   s.window = layer.window;
   s.chunk = layer.chunk;
+  // Each query of a sparse model attends to the indexer's top k keys: as many pairs, and keys read, as a
+  // window of k (validate() keeps windows and chunks away from sparse models); the cache keeps them all.
+  if (a.sparse()) s.window = a.indexer.topk;
   if (is_mla(m) && decode) {  // absorbed: attention over the cached latent
     s.kv_lora_rank = a.mla.kv_lora_rank;
     s.rope_head_dim = a.mla.rope_head_dim;
@@ -416,7 +452,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const std::int64_t linear = l.linear ? linear_attention_core_flops(m, tokens) : 0;
     if (!l.softmax()) return linear;
-    return add(linear, attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
+    const std::int64_t indexer = indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
+    return add(add(linear, indexer, kFlops),
+               attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
   });
   f.prefill.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
   f.prefill.lm_head = mul(w.batch, lm_head, kFlops);
@@ -429,7 +467,8 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const std::int64_t linear = l.linear ? linear_attention_core_flops(m, 1) : 0;
     if (!l.softmax()) return linear;
-    return add(linear, attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
+    const std::int64_t indexer = indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
+    return add(add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
   });
   d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
   d.lm_head = lm_head;
@@ -479,6 +518,8 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
     return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
   b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
+  // A sparse model's indexer reads every cached key to choose the top k that the attention reads.
+  b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);
   b.state = mul(2 * w.batch, c.kv_cache.state_bytes_per_sequence, kBytes);
   b.step = add(add(b.weights, b.kv_read, kBytes), add(b.kv_written, b.state, kBytes), kBytes);

@@ -181,8 +181,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"deepseek_v3", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
       // Kimi K2 ships DeepSeek-V3's modelling code (architectures DeepseekV3ForCausalLM) and config keys.
       {"kimi_k2", [](const JsonFields& f, ModelSpec& m) { parse_deepseek(f, m, true); }},
+      {"deepseek_v32", parse_deepseek_v32},
       {"glm4", parse_glm4},
       {"glm4_moe", parse_glm4_moe},
+      {"glm_moe_dsa", parse_glm_moe_dsa},
       {"llama4_text", parse_llama4_text},
       {"llama4", parse_llama4},
       {"olmo2", parse_olmo2},

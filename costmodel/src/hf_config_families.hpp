@@ -90,6 +90,8 @@ void parse_phi3(const JsonFields& f, ModelSpec& m);
 void parse_gpt2(const JsonFields& f, ModelSpec& m);
 void parse_falcon(const JsonFields& f, ModelSpec& m);
 void parse_glm4(const JsonFields& f, ModelSpec& m);
+void parse_deepseek_v32(const JsonFields& f, ModelSpec& m);
+void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m);
 void parse_olmo2(const JsonFields& f, ModelSpec& m);
 void parse_exaone4(const JsonFields& f, ModelSpec& m);
 void parse_olmo3(const JsonFields& f, ModelSpec& m);

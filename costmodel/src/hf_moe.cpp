@@ -132,6 +132,53 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
   if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
+namespace {
+
+// DeepSeek Sparse Attention's indexer (DeepseekV32Config, GlmMoeDsaConfig): index_n_heads heads
+// (`default_heads` when the key is missing) of index_head_dim (128), the top index_topk (2048) keys.
+// GlmMoeDsaConfig can let layers reuse another layer's top k (index_topk_freq other than 1, "S" in
+// index_topk_pattern, "shared" in indexer_types): those layers have no indexer of their own, which
+// mhacfg does not model, so they are an input error rather than a miscount.
+void sparse_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_heads) {
+  IndexerSpec& x = m.attention.indexer;
+  x.num_heads = int_or(f, "index_n_heads", default_heads);
+  x.head_dim = int_or(f, "index_head_dim", 128);
+  x.topk = int_or(f, "index_topk", 2048);
+  const std::string why = "layers that reuse another layer's top-k indices (no indexer of their own) are not modelled";
+  if (f.has("index_topk_freq") && f.require_int("index_topk_freq") != 1)
+    throw InputError(f.name("index_topk_freq"), json_value_text(f.at("index_topk_freq")), why);
+  if (auto pattern = f.has("index_topk_pattern") ? f.optional_string("index_topk_pattern") : std::nullopt;
+      pattern && pattern->find_first_of("Ss") != std::string::npos)
+    throw InputError(f.name("index_topk_pattern"), json_value_text(f.at("index_topk_pattern")), why);
+  if (f.has("indexer_types")) {
+    const auto& types = f.at("indexer_types");
+    if (!types.is_array()) throw InputError(f.name("indexer_types"), json_value_text(types), "must be a list of \"full\" or \"shared\"");
+    for (std::size_t i = 0; i < types.size(); ++i)
+      if (types[i] != "full")
+        throw InputError(f.name("indexer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                         types[i] == "shared" ? why : "unknown indexer type (expected full)");
+  }
+}
+
+}  // namespace
+
+// DeepseekV32Config (DeepSeek-V3.2, V3.2-Exp): DeepSeek-V3's layout and defaults with the indexer on
+// every layer (64 heads by default), and the checkpoint's MTP layer (with an indexer too).
+void parse_deepseek_v32(const JsonFields& f, ModelSpec& m) {
+  parse_deepseek(f, m, true);
+  sparse_attention(f, m, 64);
+}
+
+// GlmMoeDsaConfig (GLM-5, GLM-5.1): DeepSeek-V3's MLA and MoE layout (the router's
+// e_score_correction_bias is a parameter here: the checkpoints store it) with GLM's sizes, q_lora_rank
+// 2048 by default, and the indexer on every layer (32 heads by default); the MTP layer shares the
+// embedding and the LM head.
+void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m) {
+  parse_deepseek(f, m, true);
+  if (!f.present("q_lora_rank")) m.attention.mla.q_lora_rank = 2048;
+  sparse_attention(f, m, 32);
+}
+
 // Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head
 // q/k norms with use_qk_norm, 96 heads, 8 KV heads, head_dim from the file (else hidden_size /
 // heads), untied. Layers from first_k_dense_replace on are sparse: n_routed_experts of

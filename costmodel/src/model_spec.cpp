@@ -138,6 +138,17 @@ void validate(const ModelSpec& m) {
   }
   if (a.output_gate && a.variant == AttentionVariant::mla)
     throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
+  if (a.sparse()) {  // DeepSeek Sparse Attention's indexer
+    require_positive(a.indexer.head_dim, "index_head_dim");
+    require_positive(a.indexer.topk, "index_topk");
+    for (std::size_t i = 0; i < m.layers.size(); ++i)
+      if (m.layers[i].window > 0 || m.layers[i].chunk > 0)
+        throw InputError("layers[" + std::to_string(i) + "]." + (m.layers[i].window > 0 ? "window" : "chunk"),
+                         std::to_string(m.layers[i].window > 0 ? m.layers[i].window : m.layers[i].chunk),
+                         "sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
+  } else if (a.indexer.head_dim != 0 || a.indexer.topk != 0) {
+    require_positive(a.indexer.num_heads, "index_n_heads");
+  }
   if (std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.linear; })) {
     const LinearAttentionSpec& la = m.linear;
     // Named by each kind's config keys.

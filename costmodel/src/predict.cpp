@@ -75,6 +75,11 @@ Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phas
   return predict(cls, f, range_point(f), dtype);
 }
 
+Prediction Predictor::indexer(const IndexerShape& s, Phase phase) const {
+  const OpFeatures f = op_features(s);
+  return predict(phase == Phase::prefill ? "indexer/prefill" : "indexer/decode", f, range_point(f), DType::fp8);
+}
+
 namespace {
 void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
@@ -112,8 +117,11 @@ namespace {
 
 struct Accum {
   Prediction core, projections, ffn, lm_head;
-  bool softmax_core_calibrated = true;  // the core's ops but linear attention's came from fitted classes
+  bool softmax_core_calibrated = true;  // the core's ops but linear attention's and the indexer's came from fitted classes
+  bool linear_core_roofline = false;    // some linear-attention core was the roofline
+  bool indexer_roofline = false;        // some indexer was the roofline
   double linear_core_ms = 0;            // the part of `core` that is linear attention's
+  double indexer_ms = 0;                // the part of `core` that is the indexers'
 };
 
 void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
@@ -146,6 +154,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
                                                decode ? Phase::decode : Phase::prefill, w.state_dtype);
     accumulate(acc.core, core, times);
     acc.linear_core_ms += core.time_ms * times;
+    acc.linear_core_roofline = acc.linear_core_roofline || !core.calibrated;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
     if (!layer.parallel) {
       ffn_time(m, layer, w, p, tokens, acc, times);
@@ -174,6 +183,15 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     s.num_kv_heads = kv_heads_per_gpu;
     const std::int64_t q_width = heads * a.head_dim * (a.output_gate ? 2 : 1);  // + the output gate
     accumulate(acc.projections, p.gemm({tokens, q_width + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
+  }
+  if (a.sparse()) {  // the indexer, whole on every GPU: wq_b, then wk with weights_proj, then the scores
+    const IndexerSpec& x = a.indexer;
+    accumulate(acc.projections, p.gemm({tokens, x.num_heads * x.head_dim, indexer_query_input(m)}, wd), times);
+    accumulate(acc.projections, p.gemm({tokens, x.head_dim + x.num_heads, d}, wd), times);
+    const Prediction scores = p.indexer(layer_indexer_shape(m, batch, q_len, kv_len), decode ? Phase::decode : Phase::prefill);
+    accumulate(acc.core, scores, times);
+    acc.indexer_ms += scores.time_ms * times;
+    acc.indexer_roofline = acc.indexer_roofline || !scores.calibrated;
   }
   const Prediction core = p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype);
   accumulate(acc.core, core, times);
@@ -265,6 +283,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_attention_core_ms = dec.core.time_ms;
   t.decode_linear_core_ms = dec.linear_core_ms;
   t.prefill_linear_core_ms = pre.linear_core_ms;
+  t.decode_indexer_ms = dec.indexer_ms;
+  t.prefill_indexer_ms = pre.indexer_ms;
   t.decode_projections_ms = dec.projections.time_ms;
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;
@@ -278,15 +298,21 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
       t.extrapolated = t.extrapolated || x->extrapolated;
     }
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
-      t.calibrated_but_linear = t.calibrated_but_linear && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
+      t.calibrated_but_roofline_cores =
+          t.calibrated_but_roofline_cores && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
+    t.linear_core_roofline = t.linear_core_roofline || a->linear_core_roofline;
+    t.indexer_roofline = t.indexer_roofline || a->indexer_roofline;
   }
   return t;
 }
 
 std::string time_basis(const ModelTimes& a, const ModelTimes& b) {
   if (a.calibrated && b.calibrated) return "calibrated";
-  if (a.calibrated_but_linear && b.calibrated_but_linear) return "calibrated, linear attention roofline";
-  return "uncalibrated roofline";
+  if (!a.calibrated_but_roofline_cores || !b.calibrated_but_roofline_cores) return "uncalibrated roofline";
+  const bool linear = a.linear_core_roofline || b.linear_core_roofline;
+  const bool indexer = a.indexer_roofline || b.indexer_roofline;
+  if (linear && indexer) return "calibrated, linear attention and indexer roofline";
+  return indexer ? "calibrated, indexer roofline" : "calibrated, linear attention roofline";
 }
 
 }  // namespace mhacfg

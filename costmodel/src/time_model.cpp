@@ -127,6 +127,17 @@ OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
   return f;
 }
 
+OpFeatures op_features(const IndexerShape& s) {
+  OpFeatures f;
+  f.flop = static_cast<double>(indexer_flops(s));
+  f.bytes = static_cast<double>(indexer_bytes(s));
+  f.head_dim = static_cast<double>(s.head_dim);
+  f.streams = static_cast<double>(s.batch);
+  f.rows = static_cast<double>(s.q_len) * static_cast<double>(s.num_heads);
+  f.unit_flop = f.flop / std::max(1.0, f.streams);
+  return f;
+}
+
 double row_passes(double rows, double row_block) {
   if (row_block < 1) return 1.0;
   // Greedy blocks of row_block, row_block / 2, ..., 1 rows (a power of two).

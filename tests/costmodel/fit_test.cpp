@@ -473,7 +473,9 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   w.prompt_len = 1024;
   const ModelTimes t = predict_model(m, w, p);
   CHECK_FALSE(t.calibrated);
-  CHECK(t.calibrated_but_linear);
+  CHECK(t.calibrated_but_roofline_cores);
+  CHECK(t.linear_core_roofline);
+  CHECK_FALSE(t.indexer_roofline);
   CHECK(time_basis(t) == "calibrated, linear attention roofline");
   const double state_bytes = 2.0 * 4 * (32 * 128 * 128 + 8192 * 3) * 2;
   const double io_bytes = 4.0 * (8192 + 4096 + 64) * 2;
@@ -583,4 +585,30 @@ TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduc
   CHECK(predict_model(nano, w, Predictor(prof)).decode_comm_ms == Approx(52 * one(2688)).epsilon(1e-9));
   const ModelSpec llama = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json");
   CHECK(predict_model(llama, w, Predictor(prof)).decode_comm_ms == Approx(64 * one(4096)).epsilon(1e-9));
+}
+
+TEST_CASE("a sparse model's indexer: the roofline of its FLOPs at the fp8 peak and its bytes, and said so", "[fit][model]") {
+  // DeepSeek-V3.2 decoding 2 sequences at 131072 tokens on a profile that calibrates GEMMs and MLA
+  // decode but has no indexer class: each of its 61 layers' indexers costs max(FLOPs / fp8 peak, bytes /
+  // bandwidth) over every cached key, and its MLA core reads the top 2048 latents only.
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/deepseek-v3.2.json");
+  const Profile prof = launch_profile({"gemm", "attention/decode/mla", "attention/prefill"});
+  const Predictor p(prof);
+  Workload w;
+  w.batch = 2;
+  w.context = 131072;
+  w.prompt_len = 1024;
+  const ModelTimes t = predict_model(m, w, p);
+  CHECK_FALSE(t.calibrated);
+  CHECK(t.indexer_roofline);
+  CHECK_FALSE(t.linear_core_roofline);
+  CHECK(time_basis(t) == "calibrated, indexer roofline");
+  const IndexerShape decode = layer_indexer_shape(m, 2, 1, 131072);
+  const double roofline_ms = std::max(double(indexer_flops(decode)) / prof.peak_flop_per_s(DType::fp8),
+                                      double(indexer_bytes(decode)) / prof.spec.mem_bw_bytes_per_s) * 1e3;
+  CHECK(t.decode_indexer_ms == Approx(61 * roofline_ms).epsilon(1e-9));
+  const AttentionShape core = layer_attention_shape(m, m.layers[0], 2, 1, 131072, true);
+  CHECK(attention_kv_tokens_read(core) == 2048);
+  const double mla_ms = p.attention(core, Phase::decode, DType::bf16).time_ms;
+  CHECK(t.decode_attention_core_ms == Approx(61 * (roofline_ms + mla_ms)).epsilon(1e-9));
 }

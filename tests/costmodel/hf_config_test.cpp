@@ -94,6 +94,9 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       {"lfm2-8b-a1b", 8'339'929'856},  // the Hub's F32 704 more are the experts' bias buffers
       {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
       {"exaone-4.0-32b", 32'003'216'384},
+      // Backbones without the MTP layer and the FP8 scales (see the sparse-attention test for the Hub totals).
+      {"deepseek-v3.2", 671'877'944'064},
+      {"glm-5.1", 743'911'218'432},  // Fireworks' paramCount
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -1257,4 +1260,74 @@ TEST_CASE("a model's folder is read through its config.json and names the model"
   CHECK_THROWS_WITH(load_hf_config(dir.string()),
                     Catch::StartsWith("--hf-config = " + dir.string() + "/config.json: cannot read file"));
   fs::remove(dir);
+}
+
+TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and keys, the checkpoints' totals",
+          "[hf_config][counts][kv]") {
+  const ModelSpec v32 = fixture("deepseek-v3.2");
+  REQUIRE(v32.attention.sparse());
+  CHECK(v32.attention.indexer.num_heads == 64);
+  CHECK(v32.attention.indexer.head_dim == 128);
+  CHECK(v32.attention.indexer.topk == 2048);
+  // Per layer: wq_b (1536 -> 64 x 128), wk (7168 -> 128), k_norm (weight + bias), weights_proj (7168 -> 64).
+  const std::int64_t indexer = 1536LL * 64 * 128 + 7168LL * 128 + 2 * 128 + 7168LL * 64;
+  CHECK(indexer == 13'959'424);
+  CHECK(attention_params_per_layer(v32) - attention_params_per_layer(fixture("deepseek-v3")) == indexer);
+  const ParamCounts p = count_params(v32);
+  // The checkpoint's 685,355,329,792 elements without the FP8 scales (its header audit's 685,396,921,376 with
+  // them): the backbone, and an MTP layer that stores its own copies of the embedding and the head.
+  CHECK(p.total + p.mtp + 2 * 129'280LL * 7168 == 685'355'329'792);
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(v32, w);
+  CHECK(kv.indexer_bytes_per_token_per_layer == 132);  // 128 fp8 values and one fp32 scale
+  CHECK(kv.bytes_per_token == 61 * ((512 + 64) * 2 + 132));
+
+  const ModelSpec glm = fixture("glm-5.1");
+  REQUIRE(glm.attention.sparse());
+  CHECK(glm.attention.indexer.num_heads == 32);
+  CHECK(glm.attention.mla.q_lora_rank == 2048);
+  CHECK(glm.attention.v_head_dim == 256);
+  const ParamCounts g = count_params(glm);
+  CHECK(g.total + g.mtp == 753'864'139'008);  // the Hub's safetensors total: its MTP layer shares embedding and head
+  CHECK(count_kv_cache(glm, w).bytes_per_token == 78 * ((512 + 64) * 2 + 132));
+
+  // GlmMoeDsaConfig's defaults when the indexer's keys are missing; DeepseekV32Config's 64 heads.
+  const ModelSpec bare = edited("glm-5.1", [](nlohmann::json& j) {
+    for (const char* k : {"index_n_heads", "index_head_dim", "index_topk", "q_lora_rank"}) j.erase(k);
+  });
+  CHECK(count_params(bare).total == g.total);
+  CHECK(edited("deepseek-v3.2", [](nlohmann::json& j) { j.erase("index_n_heads"); }).attention.indexer.num_heads == 64);
+  // Layers that reuse another layer's top k carry no indexer: refused by name, never miscounted.
+  CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 4; }),
+                    Catch::Contains("index_topk_freq") && Catch::Contains("not modelled"));
+  CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_pattern"] = "FFFS"; }),
+                    Catch::Contains("index_topk_pattern"));
+  CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["indexer_types"] = {"full", "shared"}; }),
+                    Catch::Contains("indexer_types[1]") && Catch::Contains("not modelled"));
+  CHECK_NOTHROW(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 1; }));
+}
+
+TEST_CASE("sparse attention counts: queries attend to the top k keys, the indexer scores every key", "[counts]") {
+  const ModelSpec v32 = fixture("deepseek-v3.2");
+  Workload w;
+  w.batch = 2;
+  w.context = 131072;
+  w.prompt_len = 4096;
+  const ModelCounts c = count_model(v32, w);
+  // Decode, per token and layer: the indexer's 64 heads x (2 x 128 + 2) FLOPs per cached key, and the
+  // absorbed MLA of 128 heads over 2048 keys ((512 + 64) + 512 dims, a multiply-add each).
+  const std::int64_t indexer = 2LL * 64 * (128 + 1) * 131072;
+  const std::int64_t mla = 2LL * 128 * 2048 * (576 + 512);
+  CHECK(c.flops.decode_per_token.attention_core == 61 * (indexer + mla));
+  // The step reads the top 2048 latents and every indexer key of each sequence.
+  CHECK(c.bytes.kv_read == 2LL * 61 * (2048 * 1152 + 131072 * 132));
+  // Prefill: a query at position p sees min(p + 1, 2048) keys; the indexer scores all p + 1.
+  const std::int64_t capped = 2048LL * 2049 / 2 + (4096LL - 2048) * 2048, causal = 4096LL * 4097 / 2;
+  const std::int64_t prefill_mla = 128LL * capped * 2 * (192 + 128);  // decompressed: 128 heads of 192 / 128
+  CHECK(c.flops.prefill.attention_core == 61 * 2 * (prefill_mla + 2LL * 64 * 129 * causal));
+  // The indexer is whole on every GPU, beside the latent: tp replicates the whole cache.
+  w.tp = 8;
+  const KvCacheCounts kv = count_kv_cache(v32, w);
+  CHECK(kv.bytes_per_gpu == kv.bytes_total);
 }

@@ -45,7 +45,8 @@ double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std
 
 struct KvCacheCounts {
   DType dtype = DType::bf16;
-  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent)
+  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent; + indexer key)
+  std::int64_t indexer_bytes_per_token_per_layer = 0;  // of which a sparse model's indexer key (fp8 + scales)
   std::int64_t bytes_per_token = 0;                // one token held in every layer
   std::int64_t bytes_per_token_beyond_window = 0;  // growth per token once every window is full
   std::int64_t layer_tokens = 0;   // sum over layers of tokens held for one sequence at `context`
@@ -134,7 +135,12 @@ std::int64_t linear_attention_state_elements_per_gpu(const ModelSpec& m, std::in
 // The core of one linear-attention layer on one GPU (tp: its shard's heads) as an op shape.
 LinearAttentionShape layer_linear_attention_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len,
                                                   std::int64_t tp = 1);
-// The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed).
+// The width the indexer's queries are projected from: MLA's compressed query (q_lora_rank), else d_model.
+std::int64_t indexer_query_input(const ModelSpec& m);
+// The lightning indexer of one softmax layer as an op shape (num_heads 0 without one: no FLOPs).
+IndexerShape layer_indexer_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len);
+// The attention core of one layer as an op shape: prefill (decompressed for MLA) or decode (absorbed);
+// a sparse model's queries attend to the indexer's top k keys (the shape's window is k).
 AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
                                      std::int64_t q_len, std::int64_t kv_len, bool decode);
 

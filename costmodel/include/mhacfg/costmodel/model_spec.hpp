@@ -31,6 +31,17 @@ struct MlaSpec {
   std::int64_t rope_head_dim = 0;
 };
 
+// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer of num_heads heads of head_dim
+// scores every cached token for each query and the attention reads only the topk best. Its weights per
+// layer: wq_b (the queries, from MLA's compressed query of q_lora_rank, else from d_model), wk (one key
+// of head_dim per token, cached beside the K/V or latent), k_norm (a LayerNorm: weight and bias) and
+// weights_proj (d_model -> num_heads head weights); none of them split under tensor parallelism.
+struct IndexerSpec {
+  std::int64_t num_heads = 0;  // 0: no indexer, dense attention
+  std::int64_t head_dim = 0;
+  std::int64_t topk = 0;
+};
+
 struct AttentionSpec {
   AttentionVariant variant = AttentionVariant::mha;
   std::int64_t num_q_heads = 0;
@@ -52,7 +63,9 @@ struct AttentionSpec {
   // A sigmoid gate on the attention output, computed by q_proj beside the queries (Qwen3-Next's gated
   // attention): q_proj is 2 x num_q_heads x head_dim wide.
   bool output_gate = false;
+  IndexerSpec indexer;  // last: the initialisers above keep their meaning
 
+  bool sparse() const { return indexer.num_heads > 0; }
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
 };
 

@@ -108,6 +108,28 @@ std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShap
 // (num_v_heads x head_v_dim) written once, all in `dtype`.
 std::int64_t linear_attention_bytes(const LinearAttentionShape& s, DType dtype);
 
+// DeepSeek Sparse Attention's lightning indexer (model_spec.hpp's IndexerSpec) for `batch` sequences:
+// each of the q_len queries (the last q_len positions of kv_len tokens) scores every key it may see,
+// causally, with num_heads heads of head_dim, I(t, s) = sum_h w_h ReLU(q_h . k_s), and keeps the topk
+// best for the attention. Keys are held as the engines hold them (DeepSeek's inference code, vLLM,
+// SGLang, TensorRT-LLM): fp8 with one fp32 scale per 128 values, the queries likewise.
+struct IndexerShape {
+  std::int64_t batch = 1;
+  std::int64_t q_len = 1;
+  std::int64_t kv_len = 1;
+  std::int64_t num_heads = 64;
+  std::int64_t head_dim = 128;
+  std::int64_t topk = 2048;
+};
+// Bytes of one cached indexer key: head_dim fp8 values and a 4-byte scale per 128 of them (132 at 128).
+std::int64_t indexer_key_bytes(std::int64_t head_dim);
+// FLOPs of the scores: per (query, visible key) pair, q_h . k for every head (2 x num_heads x head_dim)
+// and the weighted sum over the heads (2 x num_heads). Selecting the top k is not a matmul.
+std::int64_t indexer_flops(const IndexerShape& s);
+// Minimum bytes moved: every key read once per sequence, the queries and the fp32 head weights read,
+// min(topk, kv_len) int32 indices written per query.
+std::int64_t indexer_bytes(const IndexerShape& s);
+
 // C[m,n] = A[m,k] B[k,n].
 struct GemmShape {
   std::int64_t m = 1;

@@ -37,6 +37,10 @@ class Predictor {
   // Linear attention's core (op class linear_attention/prefill or /decode): its fit where the profile
   // calibrated the class, else the roofline of its FLOPs and bytes. `dtype`: the state's.
   Prediction linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const;
+  // A sparse model's lightning indexer (op class indexer/prefill or /decode): a profile's fit where it has
+  // one (none of mhacfg's kernels measures it yet), else the roofline of its FLOPs at the fp8 peak (the
+  // engines' indexer kernels run in fp8) and its bytes.
+  Prediction indexer(const IndexerShape& s, Phase phase) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
 
@@ -56,6 +60,8 @@ struct ModelTimes {
   double decode_attention_core_ms = 0;
   double decode_linear_core_ms = 0;   // of which linear attention's cores (a hybrid model's), all layers
   double prefill_linear_core_ms = 0;  // linear attention's cores in the prefill (part of prefill_attention_ms)
+  double decode_indexer_ms = 0;       // of decode_attention_core_ms: a sparse model's indexers, all layers
+  double prefill_indexer_ms = 0;      // the indexers in the prefill (part of prefill_attention_ms)
   double decode_projections_ms = 0;
   double decode_attention_ms = 0;   // core + projections
   double decode_ffn_ms = 0;
@@ -65,13 +71,16 @@ struct ModelTimes {
   double tokens_per_s = 0;          // batch / decode step
   bool calibrated = true;           // every op came from a fitted class
   bool extrapolated = false;        // some op lay outside its calibrated range
-  // Every op but linear attention's core came from a fitted class (only CPU profiles fit it: there is
-  // no CUDA kernel for it yet): then only that core is the roofline.
-  bool calibrated_but_linear = true;
+  // Every op came from a fitted class but linear attention's core (only CPU profiles fit it: there is
+  // no CUDA kernel for it yet) or a sparse model's indexer (no profile fits it yet): then only those
+  // are the roofline, and these say which.
+  bool calibrated_but_roofline_cores = true;
+  bool linear_core_roofline = false;
+  bool indexer_roofline = false;
 };
 
-// "calibrated", "calibrated, linear attention roofline" or "uncalibrated roofline", from both times'
-// flags (a candidate's at its batch and for one sequence, or one model's).
+// "calibrated", "calibrated, linear attention roofline", "calibrated, indexer roofline" or "uncalibrated
+// roofline", from both times' flags (a candidate's at its batch and for one sequence, or one model's).
 std::string time_basis(const ModelTimes& a, const ModelTimes& b);
 inline std::string time_basis(const ModelTimes& t) { return time_basis(t, t); }
 

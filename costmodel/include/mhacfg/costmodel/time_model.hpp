@@ -93,6 +93,9 @@ OpFeatures op_features(const GemmShape& g, DType dtype);
 // q_len dependent steps over its state; `dtype` is the state's. L counts the recurrent state's elements
 // walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states).
 OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
+// A sparse model's lightning indexer: its units are the sequences, each scoring its queries against
+// every key (bytes are indexer_bytes', in the engines' fp8 format whatever `dtype` says).
+OpFeatures op_features(const IndexerShape& s);
 
 struct OpModel {
   double t0_s = 0;             // fixed cost per call (launch, setup)
