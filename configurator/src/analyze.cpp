@@ -138,6 +138,16 @@ std::string linear_kind_text(LinearKind k) {
   return "Gated DeltaNet";
 }
 
+std::string sparse_attention_note(const ModelSpec& m, const Profile& profile) {
+  const IndexerSpec& x = m.attention.indexer;
+  const bool fitted = profile.ops.count("indexer/prefill") > 0 && profile.ops.count("indexer/decode") > 0;
+  return "Sparse attention: each query attends to the indexer's top " + std::to_string(x.topk) +
+         " keys, costed as that many keys read (gathered as fast as contiguous ones); the indexer scores every cached key "
+         "with " + std::to_string(x.num_heads) + " heads of " + std::to_string(x.head_dim) +
+         (fitted ? ", from " + profile.name + "'s fit of it."
+                 : ", predicted by the roofline of its FLOPs at the fp8 peak and its bytes: no kernel of mhacfg's measures it yet.");
+}
+
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
   const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own
@@ -398,11 +408,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
     r.tables.push_back(tt);
     if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
-    if (a.sparse())
-      r.notes.push_back("Sparse attention: each query attends to the indexer's top " + std::to_string(a.indexer.topk) +
-                        " keys (costed as that many keys read, gathered as fast as contiguous ones); the indexer scores every cached "
-                        "key with " + std::to_string(a.indexer.num_heads) + " heads of " + std::to_string(a.indexer.head_dim) +
-                        (t.indexer_roofline ? ", predicted by the roofline of its FLOPs and bytes (no kernel of mhacfg's measures it yet)." : "."));
+    if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
     if (!fits)
       r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
                         fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +

@@ -185,6 +185,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
       r.notes.push_back(linear_roofline_note(m, profile));
       break;
     }
+  for (const auto& m : models)
+    if (m.attention.sparse()) {
+      r.notes.push_back(sparse_attention_note(m, profile));
+      break;
+    }
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
   return r;

@@ -65,6 +65,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "granite-4.0-h-small.json"), "--context", "131072", "--tp", "2",
               "--target", "h200-sxm-cudnn"],
              ["--hf-config", str(hf / "nemotron-3-nano-30b-a3b.json"), "--context", "131072", "--target", "h200-sxm-cudnn"],
+             ["--hf-config", str(hf / "deepseek-v3.2.json"), "--context", "131072", "--tp", "8", "--weight-dtype", "fp8",
+              "--target", "h200-sxm-cudnn"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
@@ -79,10 +81,11 @@ check("recommend", mla, "recommend with MLA")
 none = json.loads(run(["recommend", "--params", "70B", "--target", "rtx-4090", "--format", "json"], expect=1))
 check("recommend", none, "recommend (infeasible)")
 assert none["feasible"] is False and "closest" in none
-for fixture, ranked, tp in (("llama-3-8b.json", True, "1"), ("qwen3-30b-a3b.json", False, "1"),
-                            ("qwen3-next-80b-a3b-instruct.json", False, "2")):
+for fixture, ranked, tp, weights in (("llama-3-8b.json", True, "1", "bf16"), ("qwen3-30b-a3b.json", False, "1", "bf16"),
+                                     ("qwen3-next-80b-a3b-instruct.json", False, "2", "bf16"),
+                                     ("deepseek-v3.2.json", False, "8", "fp8")):
     own = json.loads(run(["recommend", "--hf-config", str(hf / fixture), "--seq", "32768", "--target",
-                          "h200-sxm-cudnn", "--tp", tp, "--format", "json"]))
+                          "h200-sxm-cudnn", "--tp", tp, "--weight-dtype", weights, "--format", "json"]))
     check("recommend", own, "recommend --hf-config " + fixture)
     assert (own["model_design"]["rank"] is not None) == ranked, own["model_design"]
 
@@ -100,6 +103,12 @@ assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes
 assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
 granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid")
 assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
+# A sparse model's indexer, its keys and its roofline share reach scripts.
+dsa = next(a for a in analyses if a["model"]["family"] == "deepseek_v32")
+assert dsa["model"]["attention"]["indexer"] == {"num_heads": 64, "head_dim": 128, "topk": 2048}, dsa["model"]["attention"]
+assert dsa["kv_cache"]["indexer_bytes_per_token_per_layer"] == 132 and dsa["params"]["total"] == 671877944064
+assert dsa["predicted"]["basis"] == "calibrated, indexer roofline" and dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
+assert "indexer" not in analyses[0]["model"]["attention"] and analyses[0]["kv_cache"]["indexer_bytes_per_token_per_layer"] == 0
 nemo = next(a for a in analyses if a["model"]["family"] == "nemotron_h")
 assert nemo["model"]["layer_pattern"]["ffn_only_layers"] == 23 and nemo["params"]["total"] == 31577937344
 
