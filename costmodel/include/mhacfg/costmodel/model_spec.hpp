@@ -63,7 +63,7 @@ struct AttentionSpec {
   // A sigmoid gate on the attention output, computed by q_proj beside the queries (Qwen3-Next's gated
   // attention): q_proj is 2 x num_q_heads x head_dim wide.
   bool output_gate = false;
-  IndexerSpec indexer;  // last: the initialisers above keep their meaning
+  IndexerSpec indexer{};  // last: the initialisers above keep their meaning
 
   bool sparse() const { return indexer.num_heads > 0; }
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
