@@ -272,6 +272,9 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   if (a.variant == AttentionVariant::mla)
     attn += ", kv_lora_rank " + std::to_string(a.mla.kv_lora_rank) + " + rope " + std::to_string(a.mla.rope_head_dim) +
             (a.mla.q_lora_rank ? ", q_lora_rank " + std::to_string(a.mla.q_lora_rank) : "");
+  if (a.sparse())
+    attn += ", sparse: top " + std::to_string(a.indexer.topk) + " keys by an indexer of " +
+            std::to_string(a.indexer.num_heads) + " x " + std::to_string(a.indexer.head_dim);
   r.heading = m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " +
               layer_pattern_text(m) + ", " + attn + "; batch " + std::to_string(w.batch) +
               ", prompt " + std::to_string(w.prompt_len) + ", context " + std::to_string(w.context) + ", KV " +

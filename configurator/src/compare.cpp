@@ -113,7 +113,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   row("attention", [](const Column&) { return std::nan(""); }, [&](const Column& c) {
     const AttentionSpec& a = models[&c - &cols[0]].attention;
     return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) +
-           " x " + std::to_string(a.head_dim);
+           " x " + std::to_string(a.head_dim) + (a.sparse() ? ", top " + std::to_string(a.indexer.topk) : "");
   });
   row("layers", [](const Column&) { return std::nan(""); },
       [&](const Column& c) { return layer_pattern_text(models[&c - &cols[0]]); });

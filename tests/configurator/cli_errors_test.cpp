@@ -409,3 +409,23 @@ TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[c
   const std::string groups = temp_file("groups.json", j.dump());
   expect_input_error({"analyze", "--hf-config", groups}, groups + ": n_groups = 3: must divide mamba_num_heads = 64");
 }
+
+TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON, shared top-k layers refused", "[cli]") {
+  // The shipped sparse-attention presets are these checkpoints, and their indexer reaches the JSON.
+  for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"deepseek-v3.2", 671'877'944'064},
+                                      {"glm-5.1", 743'911'218'432}}) {
+    const CliResult p = run({"analyze", "--model", preset, "--target", "h200-sxm", "--format", "json"});
+    REQUIRE(p.code == 0);
+    const auto j = nlohmann::json::parse(p.out);
+    CHECK(j["params"]["total"] == total);
+    CHECK(j["model"]["attention"]["indexer"]["topk"] == 2048);
+    CHECK(j["predicted"]["basis"] == "calibrated, indexer roofline");
+  }
+  // A config whose layers share another layer's top k is refused in one line naming the key.
+  auto glm = nlohmann::json::parse(std::ifstream(std::string(MHACFG_FIXTURES_DIR) + "/hf/glm-5.1.json"));
+  glm["index_topk_freq"] = 4;
+  const std::string shared = temp_file("shared-indexer.json", glm.dump());
+  expect_input_error({"analyze", "--hf-config", shared},
+                     shared + ": index_topk_freq = 4: layers that reuse another layer's top-k indices (no indexer of their own) "
+                              "are not modelled");
+}
