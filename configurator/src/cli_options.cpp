@@ -133,7 +133,10 @@ void add_model_options(po::options_description& d) {
       ("tie-embeddings", po::value<std::string>()->implicit_value("true"), "tie the LM head to the embedding")
       ("sliding-window", po::value<std::string>(), "window W on every layer (0: none)")
       ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every layer (0: none)")
-      ("global-every", po::value<std::string>(), "every N-th layer attends to everything (Gemma 3: 6, Llama 4: 4)");
+      ("global-every", po::value<std::string>(), "every N-th layer attends to everything (Gemma 3: 6, Llama 4: 4)")
+      ("index-topk", po::value<std::string>(), "sparse attention (DeepSeek-V3.2): each query attends to an indexer's top K keys (0: dense)")
+      ("index-heads", po::value<std::string>(), "the indexer's heads (default: the model's, else 64)")
+      ("index-head-dim", po::value<std::string>(), "the indexer's head width (default: the model's, else 128)");
 }
 
 ModelFlags read_model_flags(const ParsedArgs& a) {
@@ -154,6 +157,9 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
   f.sliding_window = a.opt_int("sliding-window", false);
   f.attention_chunk = a.opt_int("attention-chunk", false);
   f.global_every = a.opt_int("global-every");
+  f.index_topk = a.opt_int("index-topk", false);
+  f.index_heads = a.opt_int("index-heads");
+  f.index_head_dim = a.opt_int("index-head-dim");
   f.variant = a.opt_str("variant");
   f.ffn = a.opt_str("ffn");
   if (a.has("tie-embeddings")) f.tie_embeddings = parse_bool("--tie-embeddings", a.str("tie-embeddings"));

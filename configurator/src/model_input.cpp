@@ -140,6 +140,29 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
   }
 }
 
+// --index-topk K gives any model an indexer choosing each query's top K keys (DeepSeek Sparse Attention,
+// with the model's indexer widths or DeepSeek-V3.2's), or with 0 takes a sparse model's away.
+void apply_indexer_flags(const ModelFlags& f, ModelSpec& m) {
+  IndexerSpec& x = m.attention.indexer;
+  if (f.index_topk && *f.index_topk == 0) {
+    for (const auto& [given, name] : {std::pair{f.index_heads.has_value(), "--index-heads"},
+                                      std::pair{f.index_head_dim.has_value(), "--index-head-dim"}})
+      if (given) throw InputError(name, "(given)", "not valid with --index-topk 0 (dense attention has no indexer)");
+    x = IndexerSpec{};
+    return;
+  }
+  if (!m.attention.sparse() && !f.index_topk) {
+    for (const auto& [given, name] : {std::pair{f.index_heads.has_value(), "--index-heads"},
+                                      std::pair{f.index_head_dim.has_value(), "--index-head-dim"}})
+      if (given) throw InputError(name, "(given)", "the model has dense attention: add --index-topk K to give it an indexer");
+    return;
+  }
+  if (!m.attention.sparse()) x = IndexerSpec{CustomDefaults::indexer_heads, CustomDefaults::indexer_head_dim, 0};
+  if (f.index_topk) x.topk = *f.index_topk;
+  if (f.index_heads) x.num_heads = *f.index_heads;
+  if (f.index_head_dim) x.head_dim = *f.index_head_dim;
+}
+
 }  // namespace
 
 ModelSpec resolve_model(const ModelFlags& f) {
@@ -151,7 +174,8 @@ ModelSpec resolve_model(const ModelFlags& f) {
                                      : custom_base(f);
   if (!custom && (f.d_model || f.layers || f.heads || f.kv_heads || f.head_dim || f.v_head_dim || f.variant ||
                   f.kv_lora_rank || f.q_lora_rank || f.rope_head_dim || f.ffn_dim || f.ffn || f.vocab ||
-                  f.sliding_window || f.attention_chunk || f.global_every || f.tie_embeddings))
+                  f.sliding_window || f.attention_chunk || f.global_every || f.tie_embeddings || f.index_topk ||
+                  f.index_heads || f.index_head_dim))
     m.name += " (modified)";
   if (f.d_model) m.d_model = *f.d_model;
   if (f.layers) {
@@ -172,6 +196,7 @@ ModelSpec resolve_model(const ModelFlags& f) {
   if (f.vocab) m.vocab_size = *f.vocab;
   if (f.tie_embeddings) m.tie_embeddings = *f.tie_embeddings;
   apply_layer_pattern_flags(f, m);
+  apply_indexer_flags(f, m);
   validate(m);
   return m;
 }

@@ -429,3 +429,33 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
                      shared + ": index_topk_freq = 4: layers that reuse another layer's top-k indices (no indexer of their own) "
                               "are not modelled");
 }
+
+TEST_CASE("--index-topk gives any model sparse attention, or takes it away; its flags are checked", "[cli]") {
+  const auto json_of = [](const std::vector<std::string>& args) {
+    const CliResult r = run(args);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto llama = json_of({"analyze", "--model", "llama-3-8b", "--format", "json"});
+  const auto sparse = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "2048", "--format", "json"});
+  CHECK(sparse["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 64}, {"head_dim", 128}, {"topk", 2048}}));
+  // Without query compression wq_b projects from d_model: per layer 4096 x 64 x 128, wk and weights_proj
+  // 4096 x (128 + 64), k_norm 2 x 128.
+  CHECK(sparse["params"]["total"].get<std::int64_t>() - llama["params"]["total"].get<std::int64_t>() ==
+        32LL * (4096 * 64 * 128 + 4096 * (128 + 64) + 2 * 128));
+  CHECK(sparse["kv_cache"]["bytes_per_token"].get<std::int64_t>() == 131'072 + 32 * 132);
+  const auto narrow = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "512", "--index-heads", "16",
+                               "--index-head-dim", "64", "--format", "json"});
+  CHECK(narrow["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 16}, {"head_dim", 64}, {"topk", 512}}));
+  CHECK(narrow["model"]["name"] == "llama-3-8b (modified)");
+  // DeepSeek-V3.2 without its indexer is DeepSeek-V3.
+  const auto dense = json_of({"analyze", "--model", "deepseek-v3.2", "--index-topk", "0", "--format", "json"});
+  CHECK(dense["params"]["total"] == 671'026'419'200);
+  CHECK_FALSE(dense["model"]["attention"].contains("indexer"));
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--index-heads", "32"},
+                     "--index-heads = (given): the model has dense attention: add --index-topk K to give it an indexer");
+  expect_input_error({"analyze", "--model", "deepseek-v3.2", "--index-topk", "0", "--index-head-dim", "64"},
+                     "--index-head-dim = (given): not valid with --index-topk 0 (dense attention has no indexer)");
+  expect_input_error({"analyze", "--model", "deepseek-v3.2", "--sliding-window", "4096"},
+                     "layers[0].window = 4096: sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
+}

@@ -17,6 +17,8 @@ struct ModelFlags {
   std::optional<std::int64_t> kv_lora_rank, q_lora_rank, rope_head_dim;
   std::optional<std::int64_t> ffn_dim, vocab, sliding_window;
   std::optional<std::int64_t> attention_chunk, global_every;  // chunks on every layer; every N-th layer global
+  // Sparse attention: each query attends to the top index_topk keys of an indexer (0: dense attention).
+  std::optional<std::int64_t> index_topk, index_heads, index_head_dim;
   std::optional<std::string> variant, ffn;
   std::optional<bool> tie_embeddings;
 };
@@ -27,6 +29,8 @@ struct CustomDefaults {
   static constexpr std::int64_t mla_rope_head_dim = 64;
   static constexpr std::int64_t mla_head_dim = 192;  // qk_nope 128 + rope 64, as DeepSeek-V2/V3
   static constexpr std::int64_t mla_v_head_dim = 128;
+  static constexpr std::int64_t indexer_heads = 64;     // a sparse-attention indexer's, as DeepSeek-V3.2's
+  static constexpr std::int64_t indexer_head_dim = 128;
 };
 
 // Llama's FFN width rule: 2/3 of 4 d_model for a gated FFN (4 d_model for a plain one), rounded up
