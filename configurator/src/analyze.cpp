@@ -141,11 +141,13 @@ std::string linear_kind_text(LinearKind k) {
 std::string sparse_attention_note(const ModelSpec& m, const Profile& profile) {
   const IndexerSpec& x = m.attention.indexer;
   const bool fitted = profile.ops.count("indexer/prefill") > 0 && profile.ops.count("indexer/decode") > 0;
-  return "Sparse attention: each query attends to the indexer's top " + std::to_string(x.topk) +
+  // Predictor::indexer asks for the fp8 peak; a profile without one falls back to its bf16 (or lowest) peak.
+  const std::string peak = profile.spec.peak_flop_per_s.count("fp8") ? "fp8 peak" : "peak (the profile lists no fp8 peak)";
+  return "Sparse attention (" + m.name + "): each query attends to the indexer's top " + std::to_string(x.topk) +
          " keys, costed as that many keys read (gathered as fast as contiguous ones); the indexer scores every cached key "
          "with " + std::to_string(x.num_heads) + " heads of " + std::to_string(x.head_dim) +
          (fitted ? ", from " + profile.name + "'s fit of it."
-                 : ", predicted by the roofline of its FLOPs at the fp8 peak and its bytes: no kernel of mhacfg's measures it yet.");
+                 : ", predicted by the roofline of its FLOPs at the " + peak + " and its bytes: no kernel of mhacfg's measures it yet.");
 }
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
@@ -220,7 +222,7 @@ nlohmann::json counts_json(const ModelCounts& c) {
   return {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
-        {"attention_per_layer", p.attention_per_layer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
+        {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
         {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}, {"linear_attention", p.linear_attention},
         {"linear_attention_per_layer", p.linear_attention_per_layer}}},
       {"kv_cache",
@@ -291,6 +293,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const bool some_softmax = m.num_attention_layers() < m.num_layers();  // other layers hold no attention
   row(params, "attention", p.attention, fmt_count(double(p.attention)), some_softmax ? "softmax-attention layers" : "all layers");
   row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
+  if (p.indexer) row(params, "indexer", p.indexer, fmt_count(double(p.indexer)), "of attention: sparse attention, whole on every GPU");
   if (hybrid) {
     row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), linear_kind_text(m.linear.kind) + " layers");
     row(params, "linear attention per layer", p.linear_attention_per_layer, fmt_count(double(p.linear_attention_per_layer)));
@@ -307,11 +310,12 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
       std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") + (a.sparse() ? " + indexer key" : "") +
           (some_softmax ? ", softmax-attention layers" : ", all layers"));
-  if (a.sparse())
-    row(kvt, "indexer keys per token", mul(kv.indexer_bytes_per_token_per_layer, m.num_attention_layers(), "KV-cache bytes"),
-        fmt_bytes(double(kv.indexer_bytes_per_token_per_layer * m.num_attention_layers())),
+  if (a.sparse()) {
+    const std::int64_t keys = mul(kv.indexer_bytes_per_token_per_layer, m.num_attention_layers(), "KV-cache bytes");
+    row(kvt, "indexer keys per token", keys, fmt_bytes(double(keys)),
         "of bytes per token: " + std::to_string(kv.indexer_bytes_per_token_per_layer) +
             " per layer (fp8 + fp32 scale per 128), whole on every GPU");
+  }
   if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
     row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,
         fmt_bytes(double(kv.bytes_per_token_beyond_window)), "full-attention layers only");
@@ -401,7 +405,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                                            "of decode attention; roofline unless calibrated"});
     }
     if (a.sparse()) {
-      const std::string note = t.indexer_roofline ? "roofline at the fp8 peak; no profile fits the indexer" : "calibrated";
+      const std::string note = t.indexer_roofline ? "the roofline: " + profile->name + " has no fit of the indexer" : "calibrated";
       const auto at = [&](const std::string& q) {
         return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
       };

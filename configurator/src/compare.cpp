@@ -185,11 +185,14 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
       r.notes.push_back(linear_roofline_note(m, profile));
       break;
     }
-  for (const auto& m : models)
-    if (m.attention.sparse()) {
-      r.notes.push_back(sparse_attention_note(m, profile));
-      break;
-    }
+  std::vector<const IndexerSpec*> noted;  // one note per distinct indexer
+  for (const auto& m : models) {
+    const IndexerSpec& x = m.attention.indexer;
+    const auto same = [&](const IndexerSpec* y) { return y->num_heads == x.num_heads && y->head_dim == x.head_dim && y->topk == x.topk; };
+    if (!m.attention.sparse() || std::any_of(noted.begin(), noted.end(), same)) continue;
+    noted.push_back(&x);
+    r.notes.push_back(sparse_attention_note(m, profile));
+  }
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
   return r;

@@ -218,6 +218,10 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
     const AttentionShape pre = layer_attention_shape(m.spec, layer, 1, w.prompt_len, w.prompt_len, false);
     add("prefill attn", double(attention_flops(pre)), double(attention_bytes(pre, w.kv_dtype)),
         pred.attention(pre, Phase::prefill, w.kv_dtype).time_ms);
+    if (m.spec.attention.sparse()) {  // the indexer scores every cached key: at long contexts the larger part
+      const IndexerShape idx = layer_indexer_shape(m.spec, w.batch, 1, w.context);
+      add("decode indexer", double(indexer_flops(idx)), double(indexer_bytes(idx)), pred.indexer(idx, Phase::decode).time_ms);
+    }
     const GemmShape qkv{w.batch, m.spec.attention.num_q_heads * m.spec.attention.head_dim * (m.spec.attention.output_gate ? 2 : 1),
                         m.spec.d_model};
     add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.weight_dtype)), pred.gemm(qkv, w.weight_dtype).time_ms);

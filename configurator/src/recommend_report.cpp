@@ -227,7 +227,10 @@ Report recommend_report(const Recommendation& r) {
                                 "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
   if (o.base && o.base->num_linear_layers() > 0)
     rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
-  if (o.base && o.base->attention.sparse()) rep.notes.push_back(sparse_attention_note(*o.base, r.profile));
+  if (o.base && o.base->attention.sparse())
+    rep.notes.push_back(sparse_attention_note(*o.base, r.profile) +
+                        " Every candidate keeps this indexer; without MLA's query compression its queries project from d_model "
+                        "(a wider wq_b).");
   rep.notes.push_back("Memory counts weights and KV cache in " + fmt_fixed(o.memory_fraction * 100, 0) +
                       " % of device memory; activations and runtime buffers use the rest.");
   return rep;

@@ -47,7 +47,7 @@ std::int64_t attention_projection_weights(const ModelSpec& m);
 std::int64_t indexer_matmul_weights(const ModelSpec& m) {
   const IndexerSpec& x = m.attention.indexer;
   if (!m.attention.sparse()) return 0;
-  return add(mul(indexer_query_input(m), x.num_heads, x.head_dim, kParams), mul(m.d_model, x.head_dim + x.num_heads, kParams),
+  return add(mul(indexer_query_input(m), x.num_heads, x.head_dim, kParams), mul(m.d_model, add(x.head_dim, x.num_heads, kParams), kParams),
              kParams);
 }
 
@@ -192,7 +192,7 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
-  if (a.sparse()) p = add(p, 2 * a.indexer.head_dim, kParams);  // the indexer's k_norm: a LayerNorm's weight and bias
+  if (a.sparse()) p = add(p, mul(2, a.indexer.head_dim, kParams), kParams);  // the indexer's k_norm: a LayerNorm's weight and bias
   return p;
 }
 
@@ -326,6 +326,8 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.lm_head = add(m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams), m.lm_head_bias ? m.vocab_size : 0, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
   p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams);
+  if (m.attention.sparse())  // wq_b, wk, weights_proj and k_norm's weight and bias in every softmax layer
+    p.indexer = mul(add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams), m.num_attention_layers(), kParams);
   p.linear_attention_per_layer = linear_attention_params_per_layer(m);
   p.linear_attention = mul(p.linear_attention_per_layer, linear_layer_count(m), kParams);
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
@@ -478,7 +480,8 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
 }
 
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp) {
-  return double(p.total + p.vision) * dtype_bits(weight_dtype) / 8.0 / double(tp);
+  const double split = double(p.total + p.vision - p.indexer) / double(tp);
+  return (split + double(p.indexer)) * dtype_bits(weight_dtype) / 8.0;
 }
 
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -186,8 +187,9 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   }
   if (a.sparse()) {  // the indexer, whole on every GPU: wq_b, then wk with weights_proj, then the scores
     const IndexerSpec& x = a.indexer;
-    accumulate(acc.projections, p.gemm({tokens, x.num_heads * x.head_dim, indexer_query_input(m)}, wd), times);
-    accumulate(acc.projections, p.gemm({tokens, x.head_dim + x.num_heads, d}, wd), times);
+    const char* what = "indexer widths";
+    accumulate(acc.projections, p.gemm({tokens, mul(x.num_heads, x.head_dim, what), indexer_query_input(m)}, wd), times);
+    accumulate(acc.projections, p.gemm({tokens, add(x.head_dim, x.num_heads, what), d}, wd), times);
     const Prediction scores = p.indexer(layer_indexer_shape(m, batch, q_len, kv_len), decode ? Phase::decode : Phase::prefill);
     accumulate(acc.core, scores, times);
     acc.indexer_ms += scores.time_ms * times;

@@ -430,7 +430,7 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
                               "are not modelled");
 }
 
-TEST_CASE("--index-topk gives any model sparse attention, or takes it away; its flags are checked", "[cli]") {
+TEST_CASE("flag --index-topk gives any model sparse attention, or takes it away; its flags are checked", "[cli]") {
   const auto json_of = [](const std::vector<std::string>& args) {
     const CliResult r = run(args);
     REQUIRE(r.code == 0);
@@ -444,6 +444,15 @@ TEST_CASE("--index-topk gives any model sparse attention, or takes it away; its 
   CHECK(sparse["params"]["total"].get<std::int64_t>() - llama["params"]["total"].get<std::int64_t>() ==
         32LL * (4096 * 64 * 128 + 4096 * (128 + 64) + 2 * 128));
   CHECK(sparse["kv_cache"]["bytes_per_token"].get<std::int64_t>() == 131'072 + 32 * 132);
+  // A GQA model's K/V split over tp, its indexer keys do not: 8192 tokens x (131072 / 8 + 32 x 132) on each GPU.
+  const auto tp8 = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "2048", "--tp", "8", "--target", "h200-sxm",
+                             "--format", "json"});
+  const double kv_per_gpu = 8192.0 * (131'072 / 8 + 32 * 132);
+  CHECK(tp8["kv_cache"]["bytes_per_gpu"].get<double>() == kv_per_gpu);
+  // and every GPU holds the indexer's weights whole (bf16: 2 bytes each), the rest an eighth.
+  const double indexer = tp8["params"]["indexer"].get<double>(), total = tp8["params"]["total"].get<double>();
+  CHECK(indexer == 32.0 * (4096 * 64 * 128 + 4096 * (128 + 64) + 2 * 128));
+  CHECK(tp8["predicted"]["memory_bytes_per_gpu"].get<double>() == Approx(2 * ((total - indexer) / 8 + indexer) + kv_per_gpu));
   const auto narrow = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "512", "--index-heads", "16",
                                "--index-head-dim", "64", "--format", "json"});
   CHECK(narrow["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 16}, {"head_dim", 64}, {"topk", 512}}));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 
 #include <unistd.h>
 
@@ -1274,6 +1275,9 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and 
   CHECK(indexer == 13'959'424);
   CHECK(attention_params_per_layer(v32) - attention_params_per_layer(fixture("deepseek-v3")) == indexer);
   const ParamCounts p = count_params(v32);
+  CHECK(p.indexer == 61 * indexer);
+  // Every GPU holds the indexers whole: at tp 8 in fp8, 7/8 of them more than an even split.
+  CHECK(served_weight_bytes_per_gpu(p, DType::fp8, 8) == Approx(double(p.total) / 8 + double(p.indexer) * 7 / 8));
   // The checkpoint's 685,355,329,792 elements without the FP8 scales (its header audit's 685,396,921,376 with
   // them): the backbone, and an MTP layer that stores its own copies of the embedding and the head.
   CHECK(p.total + p.mtp + 2 * 129'280LL * 7168 == 685'355'329'792);
@@ -1306,6 +1310,15 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and 
   CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["indexer_types"] = {"full", "shared"}; }),
                     Catch::Contains("indexer_types[1]") && Catch::Contains("not modelled"));
   CHECK_NOTHROW(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 1; }));
+  // Widths whose products overflow are an input error, never a wrapped count (the sanitized suite runs this).
+  for (const char* key : {"index_head_dim", "index_n_heads"}) {
+    INFO(key);
+    const ModelSpec huge = edited("deepseek-v3.2", [&](nlohmann::json& j) { j[key] = std::numeric_limits<std::int64_t>::max(); });
+    CHECK_THROWS_AS(count_params(huge), InputError);
+    CHECK_THROWS_AS(count_model(huge, w), InputError);
+  }
+  const ModelSpec far = edited("deepseek-v3.2", [](nlohmann::json& j) { j["index_topk"] = std::numeric_limits<std::int64_t>::max(); });
+  CHECK(count_model(far, w).bytes.kv_read > 0);  // every key is in the top k: dense MLA plus the indexer
 }
 
 TEST_CASE("sparse attention counts: queries attend to the top k keys, the indexer scores every key", "[counts]") {

@@ -28,6 +28,7 @@ struct ParamCounts {
   std::int64_t lm_head = 0;    // untied output projection; 0 when tied to the embedding
   std::int64_t attention = 0;  // all softmax-attention layers (projections, biases, MLA norms, q/k norms)
   std::int64_t attention_per_layer = 0;
+  std::int64_t indexer = 0;    // of attention: a sparse model's indexers, all layers (held whole on every GPU)
   std::int64_t linear_attention = 0;  // all linear-attention layers (Gated DeltaNet), 0 without
   std::int64_t linear_attention_per_layer = 0;
   std::int64_t ffn = 0;        // dense FFNs and experts, all layers
@@ -38,9 +39,10 @@ struct ParamCounts {
   std::int64_t vision = 0;     // vision encoder + projector (Gemma 3 multimodal), not part of total
 };
 
-// Weight bytes one GPU holds to serve the model, split evenly over tp: the main model, plus a
-// multimodal checkpoint's vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP
-// modules are left out: engines load them only for speculative decoding.
+// Weight bytes one GPU holds to serve the model, split evenly over tp but for a sparse model's indexers,
+// which every GPU holds whole (as vLLM replicates them): the main model, plus a multimodal checkpoint's
+// vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP modules are left out: engines
+// load them only for speculative decoding.
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp);
 
 struct KvCacheCounts {
