@@ -50,6 +50,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
+      ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000)")
@@ -76,6 +77,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
+  if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
   if (auto v = a.opt_int("vocab")) o.vocab = *v;

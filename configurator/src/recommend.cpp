@@ -55,12 +55,13 @@ ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab) {
 bool same_attention(const AttentionSpec& a, const AttentionSpec& b) {
   return a.variant == b.variant && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
          a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim && a.mla.kv_lora_rank == b.mla.kv_lora_rank &&
-         a.mla.q_lora_rank == b.mla.q_lora_rank && a.mla.rope_head_dim == b.mla.rope_head_dim;
+         a.mla.q_lora_rank == b.mla.q_lora_rank && a.mla.rope_head_dim == b.mla.rope_head_dim &&
+         a.indexer.topk == b.indexer.topk;
 }
 
 bool same_class(const AttentionSpec& a, const AttentionSpec& b) {
   return a.variant == b.variant && a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim &&
-         a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank;
+         a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank && a.indexer.topk == b.indexer.topk;
 }
 
 bool absorbs_in_experts(const ModelSpec& m) {
@@ -359,6 +360,18 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
         }
     }
   }
+  if (o.index_topk > 0) {  // each design dense and sparse
+    IndexerSpec x = base.attention.sparse() ? base.attention.indexer
+                                            : IndexerSpec{CustomDefaults::indexer_heads, CustomDefaults::indexer_head_dim, 0};
+    x.topk = o.index_topk;
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i].attention.indexer = IndexerSpec{};
+      ModelSpec sparse = out[i];
+      sparse.attention.indexer = x;
+      out.push_back(std::move(sparse));
+    }
+  }
   return out;
 }
 
@@ -390,7 +403,7 @@ std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted) {
   for (const auto& c : sorted) {
     const AttentionSpec& a = c.spec.attention;
     const std::vector<std::int64_t> key = {static_cast<std::int64_t>(a.variant), a.head_dim, a.v_head_dim,
-                                           a.mla.kv_lora_rank, a.mla.q_lora_rank};
+                                           a.mla.kv_lora_rank, a.mla.q_lora_rank, a.indexer.topk};
     const auto it = index.find(key);
     if (it == index.end()) {
       index.emplace(key, out.size());

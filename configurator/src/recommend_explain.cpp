@@ -12,11 +12,12 @@ namespace mhacfg {
 
 std::string design_name(const AttentionSpec& a) {
   std::string s = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q/";
+  const std::string sparse = a.sparse() ? " sparse top " + std::to_string(a.indexer.topk) : "";
   if (a.variant == AttentionVariant::mla)
     return s + "latent " + std::to_string(a.mla.kv_lora_rank) + "+" + std::to_string(a.mla.rope_head_dim) + " x " +
            std::to_string(a.head_dim) + "/" + std::to_string(a.v_head_dim) +
-           (a.mla.q_lora_rank ? " q_lora " + std::to_string(a.mla.q_lora_rank) : "");
-  return s + std::to_string(a.num_kv_heads) + "kv x " + std::to_string(a.head_dim);
+           (a.mla.q_lora_rank ? " q_lora " + std::to_string(a.mla.q_lora_rank) : "") + sparse;
+  return s + std::to_string(a.num_kv_heads) + "kv x " + std::to_string(a.head_dim) + sparse;
 }
 std::string billions(double v) {  // a parameter count: 6.74 B, 133.5 M (not 0.13 B), 5000
   char buf[48];
@@ -60,10 +61,24 @@ std::string basis(const Recommendation& r, const Candidate& c) {
 }
 
 const Candidate* find_design(const std::vector<Candidate>& cs, AttentionVariant v, std::int64_t nq, std::int64_t nkv,
-                             std::int64_t hd) {
+                             std::int64_t hd, std::int64_t topk) {
   for (const auto& c : cs) {
     const AttentionSpec& a = c.spec.attention;
-    if (a.variant == v && a.num_q_heads == nq && a.num_kv_heads == nkv && a.head_dim == hd) return &c;
+    if (a.variant == v && a.num_q_heads == nq && a.num_kv_heads == nkv && a.head_dim == hd && a.indexer.topk == topk) return &c;
+  }
+  return nullptr;
+}
+
+// The same attention without (or with) the indexer: a sparse candidate's dense twin.
+const Candidate* find_twin(const std::vector<Candidate>& cs, const AttentionSpec& a, std::int64_t topk) {
+  for (const auto& c : cs) {
+    AttentionSpec b = c.spec.attention;
+    if (b.indexer.topk != topk) continue;
+    b.indexer = a.indexer;
+    if (b.variant == a.variant && b.num_q_heads == a.num_q_heads && b.num_kv_heads == a.num_kv_heads &&
+        b.head_dim == a.head_dim && b.v_head_dim == a.v_head_dim && b.mla.kv_lora_rank == a.mla.kv_lora_rank &&
+        b.mla.q_lora_rank == a.mla.q_lora_rank)
+      return &c;
   }
   return nullptr;
 }
@@ -101,7 +116,7 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                 " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").");
   if (a.variant != AttentionVariant::mha && a.variant != AttentionVariant::mla) {
     const std::int64_t nq = a.num_q_heads;
-    if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim))
+    if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim, a.indexer.topk))
       out.push_back("Against MHA with the same " + std::to_string(nq) + " heads of " + std::to_string(a.head_dim) + ": " +
                     kv_against(double(mha->counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
                     " the batch, " + pct(c.at_batch.tokens_per_s / mha->at_batch.tokens_per_s) + " tokens/s.");
@@ -113,6 +128,14 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                   pct(c.at_batch.tokens_per_s / own.at_batch.tokens_per_s) + " tokens/s, " +
                   pct(c.single.decode_step_ms / own.single.decode_step_ms) + " decode time at batch 1.");
   }
+  if (o.index_topk > 0 && a.sparse())
+    if (const Candidate* dense = find_twin(feasible, a, 0))
+      out.push_back("Against the same design with dense attention: the indexer's keys add " +
+                    fmt_bytes(double(kv.bytes_per_token - dense->counts.kv_cache.bytes_per_token)) + " per token, batch " +
+                    std::to_string(c.batch) + " against " + std::to_string(dense->batch) + ", " +
+                    pct(c.at_batch.tokens_per_s / dense->at_batch.tokens_per_s) + " tokens/s, " +
+                    pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
+                    fmt_ms(c.single.decode_indexer_ms) + " of it, its roofline unless calibrated).");
   out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
   // What it gives up: the leanest KV and the fastest single-stream decode among the feasible.
   const Candidate* leanest = &feasible.front();

@@ -21,10 +21,11 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
 }
 
 std::string short_design(const AttentionSpec& a) {
+  const std::string sparse = a.sparse() ? " top" + std::to_string(a.indexer.topk) : "";
   if (a.variant == AttentionVariant::mla)
     return "mla " + std::to_string(a.num_q_heads) + "q latent " + std::to_string(a.mla.kv_lora_rank) + "+" +
-           std::to_string(a.mla.rope_head_dim) + (a.mla.q_lora_rank ? " qL" + std::to_string(a.mla.q_lora_rank) : "");
-  return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads);
+           std::to_string(a.mla.rope_head_dim) + (a.mla.q_lora_rank ? " qL" + std::to_string(a.mla.q_lora_rank) : "") + sparse;
+  return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) + sparse;
 }
 
 }  // namespace
@@ -57,6 +58,9 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
           {"head_dim", a.head_dim},
           {"v_head_dim", a.v_head_dim},
           {"mla", mla},
+          {"indexer", a.sparse() ? nlohmann::json{{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim},
+                                                   {"topk", a.indexer.topk}}
+                                 : nlohmann::json(nullptr)},
           {"d_model", c.spec.d_model},
           {"layers", c.spec.num_layers()},
           {"ffn_dim", c.spec.ffn.ffn_dim},

@@ -371,3 +371,39 @@ TEST_CASE("serving a multimodal checkpoint holds its vision encoder's weights to
   const ParamCounts v3 = count_params(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/deepseek-v3.json"));
   CHECK(served_weight_bytes_per_gpu(v3, DType::fp8, 8) == Approx(double(v3.total) / 8));
 }
+
+TEST_CASE("index_topk evaluates every design dense and sparse; at long contexts sparse wins, said against its twin",
+          "[recommend]") {
+  RecommendOptions o = shape(4096, 32, 131072);
+  o.target = "h200-sxm-cudnn";
+  o.index_topk = 2048;
+  o.top = 1000;
+  const Recommendation r = rec(o);
+  REQUIRE(r.ranked.size() >= 2);
+  const Candidate& best = r.ranked.front();
+  CHECK(best.spec.attention.sparse());
+  CHECK(best.spec.attention.indexer.topk == 2048);
+  // Both forms of each design class are ranked: the dense one of the best's class is there too.
+  const auto dense_class = std::find_if(r.ranked.begin(), r.ranked.end(), [&](const Candidate& c) {
+    const AttentionSpec& a = c.spec.attention;
+    return !a.sparse() && a.variant == best.spec.attention.variant && a.head_dim == best.spec.attention.head_dim;
+  });
+  CHECK(dense_class != r.ranked.end());
+  // Its dense twin, the same model without the indexer: at 131072 tokens each sparse query reads 2048 keys
+  // instead of all, so the sparse design decodes a single stream faster, for 132 bytes per token and layer.
+  ModelSpec dense = best.spec;
+  dense.attention.indexer = IndexerSpec{};
+  Workload w;
+  w.batch = 1;
+  w.context = w.prompt_len = o.seq;
+  const Profile prof = load_profile(o.target, "--target");
+  CHECK(best.single.decode_step_ms < predict_model(dense, w, Predictor(prof)).decode_step_ms);
+  CHECK(best.counts.kv_cache.bytes_per_token - count_kv_cache(dense, w).bytes_per_token == 32 * 132);
+  bool against_twin = false;
+  for (const auto& line : best.rationale) against_twin = against_twin || line.rfind("Against the same design with dense attention", 0) == 0;
+  CHECK(against_twin);
+  // Fewer keys than the 2048 DeepSeek validated raise the quality risk one level.
+  AttentionSpec a = best.spec.attention;
+  a.indexer.topk = 512;
+  CHECK(static_cast<int>(assess_quality(a).level) == static_cast<int>(best.risk.level) + 1);
+}

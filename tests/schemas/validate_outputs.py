@@ -75,6 +75,10 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
 rec = json.loads(run(["recommend", "--d-model", "4096", "--layers", "32", "--seq", "8192", "--format", "json"]))
 check("recommend", rec, "recommend (feasible)")
 assert rec["candidates"], "recommend gave no candidates"
+sparse = json.loads(run(["recommend", "--d-model", "4096", "--layers", "32", "--seq", "131072", "--target", "h200-sxm-cudnn",
+                         "--index-topk", "2048", "--format", "json"]))
+check("recommend", sparse, "recommend --index-topk")
+assert sparse["candidates"][0]["indexer"]["topk"] == 2048 and rec["candidates"][0]["indexer"] is None, sparse["candidates"][0]
 mla = json.loads(run(["recommend", "--params", "7B", "--seq", "32768", "--target", "h200-sxm", "--variants",
                       "gqa,mla", "--format", "json", "--top", "8"]))
 check("recommend", mla, "recommend with MLA")

@@ -39,6 +39,9 @@ struct RecommendOptions {
   double memory_fraction = 0.9;  // of the device memory for weights + KV cache
   std::int64_t vocab = 32000;
   std::int64_t max_batch = 1024;  // the batch search stops here
+  // > 0: every candidate is evaluated dense and with sparse attention, an indexer (the model's widths, else
+  // 64 heads of 128) choosing each query's top index_topk keys.
+  std::int64_t index_topk = 0;
   // A model (--hf-config, --model) whose attention is searched: d_model, layers, vocabulary, FFN or
   // experts, norms and layer windows are its own, the budget its parameter count unless --params
   // says otherwise, and its own attention design is evaluated beside the candidates.
