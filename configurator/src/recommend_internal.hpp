@@ -24,6 +24,13 @@ bool same_attention(const AttentionSpec& a, const AttentionSpec& b);
 // The same design class, one of which the ranking lists: variant, head_dims and MLA ranks.
 bool same_class(const AttentionSpec& a, const AttentionSpec& b);
 
+// A Llama-style baseline: MHA with head_dim 128 (64 when 128 does not divide d_model), gated FFN of
+// the Llama width rule, RMSNorm, untied embeddings.
+ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab);
+// Every candidate of the search (recommend_space.cpp): each variant is enumerated; those outside
+// --variants are evaluated only to be reported.
+std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape);
+
 // Writes each ranked design's rationale, ranks the Pareto list and picks the notable rejections.
 // `designs` is the ranked list (one per variant and head_dim), `all` every feasible candidate.
 void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
