@@ -104,7 +104,7 @@ TEST_CASE("predict writes every record back in order with predicted_ms", "[calib
   CHECK(block > lines[0]["predicted_ms"].get<double>());
 }
 
-TEST_CASE("validate reports per-class and overall errors; a perfect profile scores zero", "[calibration][cli]") {
+TEST_CASE("validate reports per-class and overall errors, a perfect profile scores zero", "[calibration][cli]") {
   const std::string prof = path("h200-fit3.json");
   REQUIRE(run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--attention-backend", "cudnn", "--out", prof}).code == 0);
   // Predicted records relabelled as measured: validate must report 0 % error.

@@ -430,7 +430,7 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
                               "are not modelled");
 }
 
-TEST_CASE("flag --index-topk gives any model sparse attention, or takes it away; its flags are checked", "[cli]") {
+TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, its flags checked", "[cli]") {
   const auto json_of = [](const std::vector<std::string>& args) {
     const CliResult r = run(args);
     REQUIRE(r.code == 0);

@@ -97,7 +97,7 @@ TEST_CASE("analyze says when a model does not fit the target's memory", "[cli][j
   CHECK(run({"analyze", "--model", "llama-3-8b", "--target", "h100-sxm"}).out.find("Does not fit") == std::string::npos);
 }
 
-TEST_CASE("flags override a preset; flag-only models resolve with stated defaults", "[cli][model_input]") {
+TEST_CASE("flags override a preset, flag-only models resolve with stated defaults", "[cli][model_input]") {
   auto total = [](const std::vector<std::string>& args) {
     const CliResult r = run(args);
     REQUIRE(r.code == 0);

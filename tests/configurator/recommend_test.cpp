@@ -62,7 +62,7 @@ TEST_CASE("a parameter budget derives the shape and holds every candidate to it"
   }
 }
 
-TEST_CASE("tensor parallelism: heads must divide; KV heads split or replicate", "[recommend][constraints]") {
+TEST_CASE("tensor parallelism: heads must divide, KV heads split or replicate", "[recommend][constraints]") {
   RecommendOptions o = shape(3072, 28, 4096);  // Gemma-7B's shape: 48 heads of 64 have divisors like 3 and 6
   o.tp = 8;
   o.quality = QualityTolerance::aggressive;
@@ -274,7 +274,7 @@ TEST_CASE("a model's attention is searched with the rest of the model kept, its 
   }
 }
 
-TEST_CASE("a MoE model holds the budget with its experts' width; a rejected own design says why", "[recommend]") {
+TEST_CASE("a MoE model holds the budget with its experts' width, a rejected own design says why", "[recommend]") {
   RecommendOptions o = of_model("qwen3-30b-a3b", 32768);
   const Recommendation strict = rec(o);  // 4 KV heads in groups of 8: medium risk, over conservative
   REQUIRE(strict.base_design);
@@ -320,7 +320,7 @@ TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cac
   CHECK(plain.ranked.front().rationale.front().find(" layers") == std::string::npos);
 }
 
-TEST_CASE("a hybrid model's linear-attention layers and output gate stay; its state joins each sequence's share", "[recommend]") {
+TEST_CASE("a hybrid model's linear-attention layers and output gate stay, its state joins each sequence's share", "[recommend]") {
   RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
   o.tp = 2;
   o.quality = QualityTolerance::balanced;
@@ -372,7 +372,7 @@ TEST_CASE("serving a multimodal checkpoint holds its vision encoder's weights to
   CHECK(served_weight_bytes_per_gpu(v3, DType::fp8, 8) == Approx(double(v3.total) / 8));
 }
 
-TEST_CASE("index_topk evaluates every design dense and sparse; at long contexts sparse wins, said against its twin",
+TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts sparse wins, said against its twin",
           "[recommend]") {
   RecommendOptions o = shape(4096, 32, 131072);
   o.target = "h200-sxm-cudnn";

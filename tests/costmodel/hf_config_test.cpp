@@ -148,7 +148,7 @@ TEST_CASE("qwen2 with use_sliding_window windows the layers from max_window_laye
   for (int i = 0; i < 24; ++i) CHECK(m.layers[i].window == (i >= 21 ? 4096 : 0));
 }
 
-TEST_CASE("mistral v0.1 caps every layer at its window; v0.3 declares none", "[hf_config][kv]") {
+TEST_CASE("mistral v0.1 caps every layer at its window, v0.3 declares none", "[hf_config][kv]") {
   Workload w;
   w.context = 32768;
   const KvCacheCounts v1 = count_kv_cache(fixture("mistral-7b-v0.1"), w);
@@ -283,7 +283,7 @@ TEST_CASE("deepseek attention_bias: q_a, kv_a and o projections, never q_proj", 
   CHECK(attention_params_per_layer(v3b) - v3 == 1536 + (512 + 64) + 7168);
 }
 
-TEST_CASE("layer_types: read where the Config class reads it; a sliding layer without a window is full", "[hf_config][kv]") {
+TEST_CASE("layer_types: read where the Config class reads it, a sliding layer without a window is full", "[hf_config][kv]") {
   // MistralConfig ignores layer_types (transformers warns): the window stays on every layer.
   const ModelSpec mistral = edited("mistral-7b-v0.1", [](nlohmann::json& j) {
     j["layer_types"] = std::vector<std::string>(32, "full_attention");
@@ -1002,7 +1002,7 @@ TEST_CASE("nemotron_h: blocks of one module each, Mamba2, attention, MLP or expe
   CHECK(count_params(nano).ffn == 25LL * 2 * 4480 * 15680);
 }
 
-TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size; ernie4_5_moe: MoE layers by start, end and interval", "[hf_config]") {
+TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size, ernie4_5_moe: MoE layers by start, end and interval", "[hf_config]") {
   const ModelSpec e = fixture("ernie-4.5-0.3b-pt");
   CHECK(e.attention.head_dim == 128);  // not hidden_size / heads = 64
   CHECK(e.tie_embeddings);
