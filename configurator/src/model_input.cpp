@@ -144,17 +144,18 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
 // with the model's indexer widths or DeepSeek-V3.2's), or with 0 takes a sparse model's away.
 void apply_indexer_flags(const ModelFlags& f, ModelSpec& m) {
   IndexerSpec& x = m.attention.indexer;
-  if (f.index_topk && *f.index_topk == 0) {
+  const auto refuse_widths = [&](const std::string& why) {
     for (const auto& [given, name] : {std::pair{f.index_heads.has_value(), "--index-heads"},
                                       std::pair{f.index_head_dim.has_value(), "--index-head-dim"}})
-      if (given) throw InputError(name, "(given)", "not valid with --index-topk 0 (dense attention has no indexer)");
+      if (given) throw InputError(name, "(given)", why);
+  };
+  if (f.index_topk && *f.index_topk == 0) {
+    refuse_widths("not valid with --index-topk 0 (dense attention has no indexer)");
     x = IndexerSpec{};
     return;
   }
   if (!m.attention.sparse() && !f.index_topk) {
-    for (const auto& [given, name] : {std::pair{f.index_heads.has_value(), "--index-heads"},
-                                      std::pair{f.index_head_dim.has_value(), "--index-head-dim"}})
-      if (given) throw InputError(name, "(given)", "the model has dense attention: add --index-topk K to give it an indexer");
+    refuse_widths("the model has dense attention: add --index-topk K to give it an indexer");
     return;
   }
   if (!m.attention.sparse()) x = IndexerSpec{CustomDefaults::indexer_heads, CustomDefaults::indexer_head_dim, 0};
