@@ -157,7 +157,8 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     j.update(counts_json(c.counts));
     j["predicted"] = {{"prefill_ms", c.times.prefill_ms}, {"decode_step_ms", c.times.decode_step_ms},
                       {"decode_attention_ms", c.times.decode_attention_ms},
-                      {"decode_linear_core_ms", c.times.decode_linear_core_ms}, {"tokens_per_s", c.times.tokens_per_s},
+                      {"decode_linear_core_ms", c.times.decode_linear_core_ms},
+                      {"decode_indexer_ms", c.times.decode_indexer_ms}, {"tokens_per_s", c.times.tokens_per_s},
                       {"basis", time_basis(c.times)},
                       {"extrapolated", c.times.extrapolated}};
     j["max_batch"] = c.max_batch;

@@ -46,6 +46,7 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
                           {"decode_attention_ms", t.decode_attention_ms},
                           {"decode_attention_core_ms", t.decode_attention_core_ms},
                           {"decode_linear_core_ms", t.decode_linear_core_ms},
+                          {"decode_indexer_ms", t.decode_indexer_ms},
                           {"decode_projections_ms", t.decode_projections_ms},
                           {"tokens_per_s", t.tokens_per_s}};
   };

@@ -79,6 +79,7 @@ sparse = json.loads(run(["recommend", "--d-model", "4096", "--layers", "32", "--
                          "--index-topk", "2048", "--format", "json"]))
 check("recommend", sparse, "recommend --index-topk")
 assert sparse["candidates"][0]["indexer"]["topk"] == 2048 and rec["candidates"][0]["indexer"] is None, sparse["candidates"][0]
+assert sparse["candidates"][0]["predicted"]["at_batch"]["decode_indexer_ms"] > 0, sparse["candidates"][0]["predicted"]
 mla = json.loads(run(["recommend", "--params", "7B", "--seq", "32768", "--target", "h200-sxm", "--variants",
                       "gqa,mla", "--format", "json", "--top", "8"]))
 check("recommend", mla, "recommend with MLA")
