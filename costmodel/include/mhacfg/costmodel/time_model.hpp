@@ -81,6 +81,21 @@ double cpu_prefill_tile_rows(const AttentionShape& s);
 inline constexpr std::int64_t kCpuLinearTokenBlock = 64;
 inline constexpr std::int64_t cpu_linear_state_passes(LinearKind k) { return k == LinearKind::mamba2 ? 1 : 2; }
 
+// The CPU indexer (kernels/cpu/src/indexer.cpp) multiplies query tiles of cpu_indexer_tile_queries
+// queries (their heads as rows, kCpuIndexerTileRows of them at most) against key tiles of
+// kCpuIndexerKeyTile keys, up to the tile's last query's last key, dequantising each key tile from
+// fp8 once per query tile.
+inline constexpr std::int64_t kCpuIndexerTileRows = 256;
+inline constexpr std::int64_t kCpuIndexerKeyTile = 256;
+inline constexpr std::int64_t cpu_indexer_tile_queries(std::int64_t num_heads) {
+  return num_heads >= kCpuIndexerTileRows ? 1 : kCpuIndexerTileRows / (num_heads < 1 ? 1 : num_heads);
+}
+// Key elements the CPU indexer dequantises: per sequence and query tile, its last query's keys x head_dim.
+double cpu_indexer_keys_dequantised(const IndexerShape& s);
+// Scores the CPU indexer's top-k selection scans: those of every query that sees more than topk keys
+// (a query that sees at most topk keeps them all).
+double cpu_indexer_scores_selected(const IndexerShape& s);
+
 // Rows of one query tile of the attention work decomposition (FlashAttention-style kernels use
 // 128 rows up to head_dim 128 and 64 beyond).
 std::int64_t attention_tile_rows(std::int64_t head_dim);
@@ -93,8 +108,11 @@ OpFeatures op_features(const GemmShape& g, DType dtype);
 // q_len dependent steps over its state; `dtype` is the state's. L counts the recurrent state's elements
 // walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states).
 OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
-// A sparse model's lightning indexer: its units are the sequences, each scoring its queries against
-// every key (bytes are indexer_bytes', in the engines' fp8 format whatever `dtype` says).
+// A sparse model's lightning indexer (bytes are indexer_bytes', in the engines' fp8 format): its
+// units are the (query tile, key tile) products of the CPU kernel's decomposition, r a query tile's
+// heads (decode: num_heads), E the ReLU-weighted sums (visible pairs x heads), L the key elements
+// dequantised (cpu_indexer_keys_dequantised), T the scores the top-k selection scans
+// (cpu_indexer_scores_selected).
 OpFeatures op_features(const IndexerShape& s);
 
 struct OpModel {
