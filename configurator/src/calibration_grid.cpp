@@ -119,6 +119,44 @@ void add_linear_cpu(std::vector<MeasurementRecord>& g, bool quick) {
   }
 }
 
+MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, std::int64_t head_dim,
+                          std::int64_t topk) {
+  MeasurementRecord r;
+  r.op = OpKind::indexer;
+  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
+  r.indexer = IndexerShape{batch, q_len, kv_len, heads, head_dim, topk};
+  r.dtype = DType::fp8;
+  r.json = record_to_json(r);
+  return r;
+}
+
+// The lightning indexer (CPU kernel only): DeepSeek-V3.2's 64 heads of 128 and GLM-5's 32, and
+// narrower ones down to 4 heads of 64, where the per-key work (dequantising the fp8 keys, the
+// selection) outweighs the products; decode steps over 512 to 128k keys at batch 1-32, prefills of
+// 128-1536 tokens and one against a longer cache; topk from 64 to beyond the keys.
+void add_indexer_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  for (auto [batch, kv, heads, dim, topk] : {std::tuple{1, 8192, 64, 128, 2048}, std::tuple{1, 32768, 64, 128, 2048},
+                                             std::tuple{1, 32768, 32, 128, 2048}, std::tuple{4, 4096, 32, 128, 2048},
+                                             std::tuple{16, 1024, 64, 128, 2048}, std::tuple{4, 8192, 64, 64, 1024},
+                                             std::tuple{8, 2048, 16, 64, 256}, std::tuple{2, 16384, 8, 128, 512},
+                                             std::tuple{1, 65536, 4, 64, 1024}, std::tuple{32, 512, 32, 128, 128}})
+    g.push_back(indexer(batch, 1, kv, heads, dim, topk));
+  for (auto [batch, q, kv, heads, dim, topk] : {std::tuple{1, 512, 512, 64, 128, 2048}, std::tuple{1, 128, 128, 64, 128, 2048},
+                                                std::tuple{1, 1024, 1024, 16, 128, 256}, std::tuple{1, 256, 1536, 32, 128, 512},
+                                                std::tuple{1, 768, 768, 32, 64, 512}, std::tuple{2, 384, 384, 8, 64, 64},
+                                                std::tuple{1, 1536, 1536, 4, 128, 128}})
+    g.push_back(indexer(batch, q, kv, heads, dim, topk));
+  if (quick) return;
+  g.push_back(indexer(1, 1, 131072, 16, 128, 2048));
+  g.push_back(indexer(2, 1, 65536, 64, 128, 2048));
+  g.push_back(indexer(3, 1, 12288, 16, 128, 2048));
+  g.push_back(indexer(1, 1, 4096, 128, 128, 512));
+  g.push_back(indexer(4, 256, 256, 16, 128, 128));
+  g.push_back(indexer(1, 64, 4096, 64, 128, 2048));
+  g.push_back(indexer(1, 512, 2048, 16, 128, 1024));
+  g.push_back(indexer(1, 1024, 1024, 64, 64, 2048));
+}
+
 }  // namespace
 
 MeasurementRecord speed_check_prefill(GridDevice device) {
@@ -214,6 +252,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     if (!quick)
       for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));
     add_linear_cpu(g, quick);
+    add_indexer_cpu(g, quick);
     return g;
   }
   const DType bf = DType::bf16;

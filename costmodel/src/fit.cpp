@@ -42,6 +42,26 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
     }
     return s;
   }
+  if (op_class.rfind("indexer/", 0) == 0) {
+    // The indexer's products run at a rate that grows with the rows a key tile is multiplied against
+    // (a query tile's heads) and the head width, like MLA's; mhacfg's CPU kernel (warm cache) also pays
+    // per element for the ReLU-weighted sum over heads (E), the fp8 keys' dequantisation (L) and the
+    // top-k selection (T: the scores of the queries that see more than topk keys).
+    s.rows_half = s.head_dim_scale = true;
+    s.stream_exponent = s.half_streams = !warm_cache;
+    if (warm_cache) {
+      // fp8 keys are 1/64-1/512 of the products' bytes: the read bandwidth is the device's measured one.
+      // Each product has 256 rows (a prefill's query tile) or a query's 4-128 heads, which Eigen's GEMM
+      // runs at one rate (a rows term fitted r0 = 0.02 rows), and the widths in the grid are 64 and 128,
+      // whose difference the per-element terms carry. Prefill's dequantisation is 1/4-1/256 of decode's
+      // per score (once per query tile): too little to fit.
+      s.bw = s.cache = s.head_dim_scale = s.rows_half = false;
+      s.bw_ceiling = true;
+      s.softmax = s.tiles = true;
+      s.load = op_class == "indexer/decode";
+    }
+    return s;
+  }
   // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
   // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
   s.stream_exponent = true;
@@ -83,6 +103,7 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
 OpFeatures record_features(const MeasurementRecord& r) {
   if (r.op == OpKind::gemm) return op_features(r.gemm, r.dtype);
   if (r.op == OpKind::linear_attention) return op_features(r.linear, r.dtype);
+  if (r.op == OpKind::indexer) return op_features(r.indexer);
   return op_features(r.attention, r.dtype);
 }
 

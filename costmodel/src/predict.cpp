@@ -94,6 +94,7 @@ Prediction Predictor::record(const MeasurementRecord& r) const {
     case OpKind::gemm: return gemm(r.gemm, r.dtype);
     case OpKind::attention: return attention(r.attention, r.phase, r.dtype);
     case OpKind::linear_attention: return linear_attention(r.linear, r.phase, r.dtype);
+    case OpKind::indexer: return indexer(r.indexer, r.phase);
     case OpKind::attention_block: {
       const AttentionShape& s = r.attention;
       const std::int64_t tokens = s.batch * s.q_len;

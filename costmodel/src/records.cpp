@@ -15,6 +15,7 @@ std::string_view to_string(OpKind k) {
     case OpKind::gemm: return "gemm";
     case OpKind::attention_block: return "attention_block";
     case OpKind::linear_attention: return "linear_attention";
+    case OpKind::indexer: return "indexer";
   }
   MHACFG_CHECK(false, "unknown OpKind");
 }
@@ -37,7 +38,7 @@ bool is_op_class(const std::string& c) {
   for (const char* kda : {"", "/kda"})
     for (Phase phase : {Phase::prefill, Phase::decode})
       if (c == "linear_attention/" + std::string(to_string(phase)) + kda) return true;
-  return c == "gemm";
+  return c == "gemm" || c == "indexer/prefill" || c == "indexer/decode";
 }
 
 namespace {
@@ -120,6 +121,23 @@ void parse_linear_fields(const JsonFields& f, MeasurementRecord& r) {
   }
 }
 
+// Fields of an indexer record: the IndexerShape's; its keys and queries are fp8 (dtype "fp8", the
+// default).
+void parse_indexer_fields(const JsonFields& f, MeasurementRecord& r) {
+  IndexerShape& s = r.indexer;
+  r.phase = parse_phase(f);
+  s.batch = f.require_int("batch");
+  s.q_len = f.require_int("q_len");
+  s.kv_len = f.require_int("kv_len");
+  s.num_heads = f.require_int("num_heads");
+  s.head_dim = f.require_int("head_dim");
+  s.topk = f.require_int("topk");
+  if (s.q_len > s.kv_len)
+    throw InputError(f.name("q_len"), std::to_string(s.q_len), "must not exceed kv_len = " + std::to_string(s.kv_len));
+  indexer_flops(s);  // overflow-checked
+  indexer_bytes(s);
+}
+
 }  // namespace
 
 MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where) {
@@ -144,10 +162,17 @@ MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where
   } else if (op == "linear_attention") {
     r.op = OpKind::linear_attention;
     parse_linear_fields(f, r);
+  } else if (op == "indexer") {
+    r.op = OpKind::indexer;
+    parse_indexer_fields(f, r);
   } else {
-    throw InputError(f.name("op"), "\"" + op + "\"", "unknown op (expected attention, gemm, attention_block or linear_attention)");
+    throw InputError(f.name("op"), "\"" + op + "\"",
+                     "unknown op (expected attention, gemm, attention_block, linear_attention or indexer)");
   }
-  r.dtype = parse_dtype(f.optional_string("dtype").value_or("bf16"), f.name("dtype"));
+  r.dtype = parse_dtype(f.optional_string("dtype").value_or(r.op == OpKind::indexer ? "fp8" : "bf16"), f.name("dtype"));
+  if (r.op == OpKind::indexer && r.dtype != DType::fp8)
+    throw InputError(f.name("dtype"), "\"" + std::string(to_string(r.dtype)) + "\"",
+                     "an indexer's keys and queries are fp8 (as the engines cache them)");
   r.backend = f.optional_string("backend").value_or("");
   r.device = f.optional_string("device").value_or("");
   if (auto t = f.optional_number("time_ms")) {
@@ -178,6 +203,15 @@ nlohmann::json record_to_json(const MeasurementRecord& r) {
     j["head_k_dim"] = s.head_k_dim;
     j["head_v_dim"] = s.head_v_dim;
     j["conv_kernel"] = s.conv_kernel;
+  } else if (r.op == OpKind::indexer) {
+    const IndexerShape& s = r.indexer;
+    j["phase"] = std::string(to_string(r.phase));
+    j["batch"] = s.batch;
+    j["q_len"] = s.q_len;
+    j["kv_len"] = s.kv_len;
+    j["num_heads"] = s.num_heads;
+    j["head_dim"] = s.head_dim;
+    j["topk"] = s.topk;
   } else {
     const AttentionShape& s = r.attention;
     j["phase"] = std::string(to_string(r.phase));

@@ -89,7 +89,21 @@ MeasurementRecord linear(mhacfg::LinearKind kind, std::int64_t batch, std::int64
   return r;
 }
 
+MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, std::int64_t topk) {
+  MeasurementRecord r;
+  r.op = OpKind::indexer;
+  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
+  r.indexer = {batch, q_len, kv_len, heads, 128, topk};
+  r.dtype = DType::fp8;
+  return r;
+}
+
 std::string name_of(const MeasurementRecord& r) {
+  if (r.op == OpKind::indexer) {
+    const mhacfg::IndexerShape& s = r.indexer;
+    return r.op_class() + "/b" + std::to_string(s.batch) + "_q" + std::to_string(s.q_len) + "_kv" + std::to_string(s.kv_len) +
+           "_h" + std::to_string(s.num_heads) + "_d" + std::to_string(s.head_dim) + "_top" + std::to_string(s.topk);
+  }
   if (r.op == OpKind::linear_attention) {
     const mhacfg::LinearAttentionShape& s = r.linear;
     return r.op_class() + "/" + std::string(mhacfg::to_string(s.kind)) + "/" + std::string(mhacfg::to_string(r.dtype)) +
@@ -116,6 +130,11 @@ void counts(const MeasurementRecord& r, double& flop, double& bytes) {
   if (r.op == OpKind::linear_attention) {  // the state read and written, each token's inputs and output
     flop = static_cast<double>(mhacfg::linear_attention_flops(r.linear));
     bytes = static_cast<double>(mhacfg::linear_attention_bytes(r.linear, r.dtype));
+    return;
+  }
+  if (r.op == OpKind::indexer) {  // fp8 keys read once per sequence, queries, weights, indices
+    flop = static_cast<double>(mhacfg::indexer_flops(r.indexer));
+    bytes = static_cast<double>(mhacfg::indexer_bytes(r.indexer));
     return;
   }
   const AttentionShape& s = r.attention;
@@ -225,6 +244,11 @@ int main(int argc, char** argv) {
       linear(mhacfg::LinearKind::gated_deltanet, 16, 1, 16, 32, 128, 128, DType::bf16),
       linear(mhacfg::LinearKind::gated_deltanet, 1, 1024, 16, 32, 128, 128, DType::fp32),
       linear(mhacfg::LinearKind::mamba2, 16, 1, 8, 128, 128, 64, DType::bf16),
+      // DeepSeek-V3.2's lightning indexer (64 heads of 128, top 2048): a decode step over 32k keys,
+      // and a 1024-token prefill; GLM-5's (32 heads) decoding 4 sequences.
+      indexer(1, 1, 32768, 64, 2048),
+      indexer(1, 1024, 1024, 64, 2048),
+      indexer(4, 1, 16384, 32, 2048),
   };
   for (const MeasurementRecord& r : records) {
     double flop = 0, bytes = 0;

@@ -155,7 +155,27 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   CHECK(r.err == "mhacfg: error: " + bad + ":2: m = 0: must be positive\n");
   const std::string op = write("op.jsonl", "{\"op\": \"conv\"}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", op});
-  CHECK(r.err == "mhacfg: error: " + op + ":1: op = \"conv\": unknown op (expected attention, gemm, attention_block or linear_attention)\n");
+  CHECK(r.err == "mhacfg: error: " + op + ":1: op = \"conv\": unknown op (expected attention, gemm, attention_block, linear_attention or indexer)\n");
+  // Indexer records: fp8 (the default), the queries the last q_len positions of kv_len.
+  const std::string idx = "{\"op\": \"indexer\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 1, \"kv_len\": 4096, "
+                          "\"num_heads\": 64, \"head_dim\": 128, \"topk\": 2048";
+  const std::string idx16 = write("idx16.jsonl", idx + ", \"dtype\": \"bf16\"}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", idx16});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: " + idx16 + ":1: dtype = \"bf16\": an indexer's keys and queries are fp8 (as the engines cache them)\n");
+  const std::string idx_q = write("idxq.jsonl", "{\"op\": \"indexer\", \"phase\": \"prefill\", \"batch\": 1, \"q_len\": 8, \"kv_len\": 4, "
+                                                "\"num_heads\": 4, \"head_dim\": 128, \"topk\": 2}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", idx_q});
+  CHECK(r.err == "mhacfg: error: " + idx_q + ":1: q_len = 8: must not exceed kv_len = 4\n");
+  const std::string idx_k = write("idxk.jsonl", idx.substr(0, idx.find(", \"topk\"")) + "}\n");
+  r = run({"predict", "--profile", "h100-sxm", "--in", idx_k});
+  CHECK(r.err == "mhacfg: error: " + idx_k + ":1: topk = (missing): required key is missing\n");
+  // ... and a datasheet profile predicts one by its roofline: the FLOPs at the fp8 peak.
+  r = run({"predict", "--profile", "h100-sxm", "--in", write("idx.jsonl", idx + "}\n")});
+  REQUIRE(r.code == 0);
+  const nlohmann::json pi = nlohmann::json::parse(r.out);
+  CHECK(pi["predicted_basis"] == "uncalibrated roofline");
+  CHECK(pi["predicted_ms"].get<double>() > 0);
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
   CHECK(r.err == "mhacfg: error: " + q + ":1: q_len = 9: must not exceed kv_len = 4\n");

@@ -612,3 +612,79 @@ TEST_CASE("a sparse model's indexer: the roofline of its FLOPs at the fp8 peak a
   const double mla_ms = p.attention(core, Phase::decode, DType::bf16).time_ms;
   CHECK(t.decode_attention_core_ms == Approx(61 * (roofline_ms + mla_ms)).epsilon(1e-9));
 }
+
+TEST_CASE("the CPU indexer model: keys dequantised and scores selected match a walk of the kernel's tiles, and its rates are recovered", "[fit][model]") {
+  // Brute force over the kernel's decomposition: query tiles of 256 / heads queries, each dequantising
+  // its last query's keys; each query that sees more than topk keys scanning them all.
+  const auto walk = [](const IndexerShape& s, double& dequantised, double& selected) {
+    dequantised = selected = 0;
+    const std::int64_t tile = cpu_indexer_tile_queries(s.num_heads);
+    for (std::int64_t q0 = 0; q0 < s.q_len; q0 += tile)
+      dequantised += double(s.kv_len - s.q_len + std::min(q0 + tile, s.q_len)) * double(s.head_dim);
+    for (std::int64_t t = 0; t < s.q_len; ++t) {
+      const std::int64_t visible = s.kv_len - s.q_len + t + 1;
+      if (visible > s.topk) selected += double(visible);
+    }
+    dequantised *= double(s.batch);
+    selected *= double(s.batch);
+  };
+  for (const IndexerShape& s : {IndexerShape{3, 1, 5000, 64, 128, 2048}, IndexerShape{1, 1, 1000, 64, 128, 2048},
+                                IndexerShape{2, 700, 900, 64, 128, 512}, IndexerShape{1, 333, 333, 7, 64, 100},
+                                IndexerShape{1, 5, 4096, 300, 128, 4094}}) {
+    INFO(s.batch << " x " << s.q_len << " of " << s.kv_len << ", " << s.num_heads << " heads, top " << s.topk);
+    double dequantised = 0, selected = 0;
+    walk(s, dequantised, selected);
+    const OpFeatures f = op_features(s);
+    CHECK(f.elements == dequantised);
+    CHECK(f.tile_elements == selected);
+    CHECK(f.softmax == double(s.batch) * double(attention_pairs(s.q_len, s.kv_len, true, 0)) * double(s.num_heads));
+    CHECK(f.flop == double(indexer_flops(s)));
+  }
+  CHECK(op_features(IndexerShape{1, 1, 1000, 64, 128, 2048}).tile_elements == 0);  // keeps every key: no selection
+  // A known decode model (products, per-score, per-key-element and per-selected-score rates) is
+  // recovered from its own timings, the read ceiling taken as measured; widths of 32-256 and 4-128
+  // heads tell the per-FLOP, per-score and per-element terms apart.
+  OpModel truth;
+  truth.peak_flop_per_s = 130e9;
+  truth.softmax_rate = 1.5e9;
+  truth.load_rate = 5e9;
+  truth.tile_rate = 250e6;
+  truth.bw_bytes_per_s = 20e9;
+  std::vector<MeasurementRecord> rs;
+  for (auto [batch, kv, heads, dim, topk] : {std::tuple{1, 8192, 64, 128, 2048}, std::tuple{1, 32768, 32, 128, 2048},
+                                             std::tuple{4, 4096, 32, 128, 2048}, std::tuple{16, 1024, 64, 128, 2048},
+                                             std::tuple{4, 8192, 64, 64, 1024}, std::tuple{8, 2048, 16, 64, 256},
+                                             std::tuple{2, 16384, 8, 128, 512}, std::tuple{1, 65536, 4, 64, 1024},
+                                             std::tuple{32, 512, 32, 128, 128}, std::tuple{1, 131072, 16, 128, 2048},
+                                             std::tuple{2, 8192, 16, 32, 512}, std::tuple{1, 16384, 48, 96, 2048},
+                                             std::tuple{2, 4096, 8, 256, 1024}, std::tuple{4, 2048, 128, 64, 2048}}) {
+    MeasurementRecord r;
+    r.op = OpKind::indexer;
+    r.phase = Phase::decode;
+    r.indexer = IndexerShape{batch, 1, kv, heads, dim, topk};
+    r.dtype = DType::fp8;
+    rs.push_back(r);
+  }
+  const OpFit fit = fit_cpu_truth("indexer/decode", rs, truth, one_cpu_thread(140e9, 20e9));
+  CHECK(fit.model.bw_bytes_per_s == 20e9);
+  CHECK(fit.fit_p90_ape < 0.02);
+  CHECK(fit.model.peak_flop_per_s == Approx(truth.peak_flop_per_s).epsilon(0.1));
+  CHECK(fit.model.load_rate == Approx(truth.load_rate).epsilon(0.25));
+}
+
+TEST_CASE("a sparse model's indexer on a profile that fits it is calibrated", "[fit][model]") {
+  const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/deepseek-v3.2.json");
+  Profile prof = launch_profile({"gemm", "attention/decode/mla", "attention/prefill", "indexer/decode", "indexer/prefill"});
+  OpFit slow = prof.ops.at("indexer/decode");
+  slow.model.t0_s = 1e-3;  // 1 ms per call: the fit, not the roofline, is what the layers pay
+  prof.ops["indexer/decode"] = slow;
+  Workload w;
+  w.batch = 2;
+  w.context = 32768;
+  w.prompt_len = 1024;
+  const ModelTimes t = predict_model(m, w, Predictor(prof));
+  CHECK(t.calibrated);
+  CHECK_FALSE(t.indexer_roofline);
+  CHECK(time_basis(t) == "calibrated");
+  CHECK(t.decode_indexer_ms > 61 * 1.0);
+}

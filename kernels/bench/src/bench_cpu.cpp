@@ -84,6 +84,7 @@ std::string cpu_unsupported_reason(const MeasurementRecord& r) {
   const double have = physical_memory_bytes();
   if (have > 0 && need > kMaxMemoryFraction * have) {
     const std::string field = r.op == OpKind::gemm               ? "m = " + std::to_string(r.gemm.m)
+                              : r.op == OpKind::indexer          ? "kv_len = " + std::to_string(r.indexer.kv_len)
                               : r.op == OpKind::linear_attention ? "batch = " + std::to_string(r.linear.batch) + ", q_len = " +
                                                                        std::to_string(r.linear.q_len)
                                                                  : "kv_len = " + std::to_string(r.attention.kv_len);

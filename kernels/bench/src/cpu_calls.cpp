@@ -15,6 +15,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cpu/decode_attention.hpp"
 #include "mhacfg/kernels/cpu/gemm.hpp"
+#include "mhacfg/kernels/cpu/indexer.hpp"
 #include "mhacfg/kernels/cpu/linear_attention.hpp"
 #include "mhacfg/kernels/cpu/mla_decode.hpp"
 #include "mhacfg/kernels/cpu/prefill_attention.hpp"
@@ -148,6 +149,51 @@ std::function<void()> prepare_linear(const LinearAttentionShape& s, int threads)
   };
 }
 
+// fp8 codes of n values uniform in [-1, 1) at one scale, 1/448 (act_quant of blocks whose largest
+// value is ~1), and the scales of their blocks: `rows` rows of `dim`.
+struct Fp8Tensor {
+  Buffer<cpu::fp8_e4m3> codes;
+  Buffer<float> scales;
+};
+Fp8Tensor random_fp8(std::int64_t rows, std::int64_t dim, std::uint64_t seed, int threads) {
+  const char* what = "indexer inputs";
+  const std::int64_t n = mul(rows, dim, what), blocks = (dim + cpu::kFp8ScaleBlock - 1) / cpu::kFp8ScaleBlock;
+  Fp8Tensor t{Buffer<cpu::fp8_e4m3>(n), Buffer<float>(mul(rows, blocks, what))};
+  const Buffer<float> values = random_buffer<float>(n, seed, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) t.codes.data()[i] = cpu::fp32_to_fp8_e4m3(values.data()[i] * cpu::kFp8E4m3Max);
+  std::fill_n(t.scales.data(), t.scales.size(), 1.0f / cpu::kFp8E4m3Max);
+  return t;
+}
+
+// The lightning indexer: fp8 queries and keys with their scales, fp32 head weights, the top-k out.
+std::function<void()> prepare_indexer(const IndexerShape& s, int threads) {
+  struct State {
+    Fp8Tensor q, k;
+    Buffer<float> weights;
+    Buffer<std::int32_t> indices;
+  };
+  const char* what = "indexer inputs";
+  auto st = std::make_shared<State>();
+  const std::int64_t queries = mul(s.batch, s.q_len, what);
+  st->q = random_fp8(mul(queries, s.num_heads, what), s.head_dim, 20, threads);
+  st->k = random_fp8(mul(s.batch, s.kv_len, what), s.head_dim, 21, threads);
+  st->weights = random_buffer<float>(mul(queries, s.num_heads, what), 22, threads);
+  st->indices = Buffer<std::int32_t>(mul(queries, s.topk, what));
+  return [st, s, threads] {
+    cpu::IndexerParams p;
+    p.shape = s;
+    p.q = st->q.codes.data();
+    p.q_scale = st->q.scales.data();
+    p.weights = st->weights.data();
+    p.k = st->k.codes.data();
+    p.k_scale = st->k.scales.data();
+    p.indices = st->indices.data();
+    p.threads = threads;
+    cpu::indexer(p);
+  };
+}
+
 // Attention block: x [tokens, d_model] -> fused QKV GEMM -> Q and the new K/V rows written into the
 // cache (the last q_len positions) -> attention -> O GEMM [tokens, num_q_heads * v_head_dim] x
 // [num_q_heads * v_head_dim, d_model].
@@ -223,6 +269,8 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
       return attention_reason(r.attention, r.phase, r.dtype);
     case OpKind::linear_attention:
       return cpu::linear_attention_unsupported_reason(r.linear, r.dtype);
+    case OpKind::indexer:
+      return cpu::indexer_unsupported_reason(r.indexer);
   }
   return "op = " + std::string(to_string(r.op)) + ": unknown to the CPU harness";
 }
@@ -243,6 +291,18 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
     const std::int64_t fp32 = add(add(mul(mul(s.batch, s.q_len, what), per_token, what), mul(mul(s.batch, block, what), conv, what), what),
                                   add(mul(s.conv_kernel + 1, conv, what), s.num_v_heads, what), what);
     return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what), mul(4, fp32, what), what);
+  }
+  if (r.op == OpKind::indexer) {
+    // fp8 queries and keys with a scale per 128, fp32 weights, int32 indices, and the kernel's
+    // workspace of scores and dequantised queries.
+    const IndexerShape& s = r.indexer;
+    const char* what = "harness buffers";
+    const std::int64_t blocks = (s.head_dim + cpu::kFp8ScaleBlock - 1) / cpu::kFp8ScaleBlock;
+    const std::int64_t rows = add(mul(mul(s.batch, s.q_len, what), s.num_heads, what), mul(s.batch, s.kv_len, what), what);
+    const std::int64_t queries = mul(s.batch, s.q_len, what);
+    return add(add(mul(rows, add(s.head_dim, mul(4, blocks, what), what), what),
+                   mul(4, mul(queries, add(s.num_heads, s.topk, what), what), what), what),
+               mul(8, cpu::kIndexerWorkspaceFloats, what), what);
   }
   const AttentionShape& s = r.attention;
   // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window or chunk.
@@ -276,7 +336,8 @@ std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads) 
     case OpKind::attention_block:
       return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads) : prepare_block<float>(r, threads);
     case OpKind::linear_attention:
-      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear, threads) : prepare_linear<float>(r.linear, threads);
+      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear, threads) : prepare_linear<float>(r.linear, threads);    case OpKind::indexer:
+      return prepare_indexer(r.indexer, threads);
   }
   MHACFG_CHECK(false, "unknown OpKind");
 }

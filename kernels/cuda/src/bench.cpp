@@ -61,6 +61,8 @@ std::int64_t cuda_device_memory_bytes(int device) {
 }
 
 std::string cuda_unsupported_reason(const MeasurementRecord& r) {
+  if (r.op == OpKind::indexer)
+    return "op indexer: no CUDA kernel yet (the CPU harness runs it: --device cpu; or import timings of an engine's)";
   if (r.dtype != DType::bf16)
     return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA kernels take bf16 only";
   switch (r.op) {
@@ -73,6 +75,7 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
       if (r.phase == Phase::prefill)
         return "phase prefill: the CUDA linear-attention kernel is the decode step (engines run prefill chunked on tensor cores)";
       return cu::linear_attention::supports(r.linear);
+    case OpKind::indexer: break;  // refused above
   }
   return "unknown op";
 }

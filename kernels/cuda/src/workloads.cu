@@ -323,6 +323,7 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
         w = std::make_unique<PrefillWorkload>(r.attention, knobs, seed, stream);
       break;
     case OpKind::linear_attention: w = std::make_unique<LinearWorkload>(r.linear, seed, stream); break;
+    case OpKind::indexer: break;  // refused by cuda_unsupported_reason above
   }
   MHACFG_CHECK(w != nullptr, "unknown OpKind");
   synchronize(stream);  // fills done (and any error reported) before timing

@@ -38,8 +38,8 @@ class Predictor {
   // calibrated the class, else the roofline of its FLOPs and bytes. `dtype`: the state's.
   Prediction linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const;
   // A sparse model's lightning indexer (op class indexer/prefill or /decode): a profile's fit where it has
-  // one (none of mhacfg's kernels measures it yet), else the roofline of its FLOPs at the fp8 peak (the
-  // engines' indexer kernels run in fp8) and its bytes.
+  // one (mhacfg's CPU kernel measures it; no CUDA kernel yet), else the roofline of its FLOPs at the fp8
+  // peak (the engines' indexer kernels run in fp8) and its bytes.
   Prediction indexer(const IndexerShape& s, Phase phase) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
@@ -72,7 +72,7 @@ struct ModelTimes {
   bool calibrated = true;           // every op came from a fitted class
   bool extrapolated = false;        // some op lay outside its calibrated range
   // Every op came from a fitted class but linear attention's core (only CPU profiles fit it: there is
-  // no CUDA kernel for it yet) or a sparse model's indexer (no profile fits it yet): then only those
+  // no CUDA kernel for it yet) or a sparse model's indexer (likewise): then only those
   // are the roofline, and these say which.
   bool calibrated_but_roofline_cores = true;
   bool linear_core_roofline = false;

@@ -21,6 +21,7 @@ enum class OpKind {
   gemm,             // C[m,n] = A[m,k] B[k,n]
   attention_block,  // fused QKV GEMM + attention + O GEMM for a d_model
   linear_attention, // a linear-attention layer's core: convolution and recurrence (ops.hpp)
+  indexer,          // a sparse-attention layer's lightning indexer: scores and top-k (ops.hpp)
 };
 enum class Phase { prefill, decode };
 
@@ -34,6 +35,7 @@ struct MeasurementRecord {
   GemmShape gemm;                // gemm
   std::int64_t d_model = 0;      // attention_block
   LinearAttentionShape linear;   // linear_attention (dtype: the state's)
+  IndexerShape indexer;          // indexer (dtype: fp8, the keys' and queries')
   DType dtype = DType::bf16;
   std::string backend;  // e.g. "cudnn", "flash", "cublas", "mhacfg-cpu"; may be empty
   std::string device;
@@ -43,12 +45,14 @@ struct MeasurementRecord {
 
   // Op class used by the fitter and by validate: "attention/prefill", "attention/decode",
   // "attention/decode/mla", "gemm", "attention_block/prefill", "attention_block/decode",
-  // "linear_attention/prefill", "linear_attention/decode".
+  // "linear_attention/prefill", "linear_attention/decode" (KDA: +"/kda"), "indexer/prefill",
+  // "indexer/decode".
   std::string op_class() const;
 };
 
 // Whether `c` is a class op_class() produces: gemm; attention or attention_block, then prefill or
-// decode, optionally /mla; linear_attention/prefill or /decode.
+// decode, optionally /mla; linear_attention/prefill or /decode, optionally /kda; indexer/prefill or
+// /decode.
 bool is_op_class(const std::string& c);
 
 // Parses one record; `where` (e.g. "shapes.jsonl:12") prefixes error messages. Throws InputError.
