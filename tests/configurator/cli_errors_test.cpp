@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/costmodel/profile.hpp"
 
 namespace {
 void expect_input_error(const std::vector<std::string>& args, const std::string& message) {
@@ -421,6 +423,22 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
     CHECK(j["model"]["attention"]["indexer"]["topk"] == 2048);
     CHECK(j["predicted"]["basis"] == "calibrated, indexer roofline");
   }
+  // On a profile that fits mhacfg's CPU indexer kernel the indexer is calibrated, and the times and the
+  // note say so: at 8192 tokens each of the 61 layers' indexers scores 8192 keys, at least their FLOPs
+  // at the fit's peak.
+  const CliResult cpu = run({"analyze", "--model", "deepseek-v3.2", "--target", "cpu-epyc-2vcpu", "--batch", "1",
+                             "--context", "8192", "--prompt-len", "1024", "--format", "json"});
+  REQUIRE(cpu.code == 0);
+  const auto cj = nlohmann::json::parse(cpu.out);
+  CHECK(cj["predicted"]["basis"] == "calibrated");
+  const mhacfg::Profile epyc = mhacfg::load_profile("cpu-epyc-2vcpu", "--target");
+  const double floor_ms = 61.0 * 8192 * 2 * 64 * 129 / epyc.ops.at("indexer/decode").model.peak_flop_per_s * 1e3;
+  CHECK(cj["predicted"]["decode_indexer_ms"].get<double>() > floor_ms);
+  CHECK(cj["predicted"]["decode_indexer_ms"].get<double>() < 3 * floor_ms);
+  const CliResult cpu_text = run({"analyze", "--model", "deepseek-v3.2", "--target", "cpu-epyc-2vcpu"});
+  CHECK(cpu_text.out.find("the indexer scores every cached key with 64 heads of 128, from cpu-epyc-2vcpu's fit of it.") !=
+        std::string::npos);
+  CHECK(cpu_text.out.find("decode indexer") != std::string::npos);
   // A config whose layers share another layer's top k is refused in one line naming the key.
   auto glm = nlohmann::json::parse(std::ifstream(std::string(MHACFG_FIXTURES_DIR) + "/hf/glm-5.1.json"));
   glm["index_topk_freq"] = 4;
