@@ -222,7 +222,7 @@ nlohmann::json counts_json(const ModelCounts& c) {
   return {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
-        {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
+        {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"replicated", p.replicated}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
         {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}, {"linear_attention", p.linear_attention},
         {"linear_attention_per_layer", p.linear_attention_per_layer}}},
       {"kv_cache",
@@ -301,6 +301,10 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(params, "ffn", p.ffn, fmt_count(double(p.ffn)), p.router ? "dense FFNs + experts" : "");
   if (p.router) row(params, "router", p.router, fmt_count(double(p.router)));
   row(params, "norms", p.norms, fmt_count(double(p.norms)));
+  if (w.tp > 1)
+    row(params, "whole on every GPU", p.replicated, fmt_count(double(p.replicated)),
+        "under tp: " + std::string(p.indexer ? "indexers, " : "") + (m.attention.variant == AttentionVariant::mla ? "MLA's q_a and kv_a, " : "") +
+            (p.router ? "routers, " : "") + "norms");
   if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp)), "not in total; shares embedding and head");
   if (p.vision) row(params, "vision (extra)", p.vision, fmt_count(double(p.vision)), "not in total; encoder + projector");
   r.tables.push_back(params);

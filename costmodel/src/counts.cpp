@@ -197,6 +197,26 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
 }
 
 namespace {
+// MLA's down-projections of one layer, which serving engines replicate under tp: q_a_proj with
+// q_a_layernorm (and q_a's bias) when queries are compressed, kv_a_proj_with_mqa with kv_a_layernorm
+// (and its bias); 0 for other attention.
+std::int64_t mla_down_params_per_layer(const ModelSpec& m) {
+  if (!is_mla(m)) return 0;
+  const AttentionSpec& a = m.attention;
+  const MlaSpec& l = a.mla;
+  const std::int64_t kv_out = l.kv_lora_rank + l.rope_head_dim;
+  std::int64_t p = add(mul(m.d_model, kv_out, kParams), l.kv_lora_rank + (a.k_bias ? kv_out : 0), kParams);
+  if (l.q_lora_rank > 0) p = add(p, add(mul(m.d_model, l.q_lora_rank, kParams), l.q_lora_rank * (a.q_bias ? 2 : 1), kParams), kParams);
+  return p;
+}
+
+// An MHA/GQA layer's K and V projections with their biases.
+std::int64_t kv_projection_params_per_layer(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  const std::int64_t k = mul(add(m.d_model, a.k_bias ? 1 : 0, kParams), a.num_kv_heads, a.head_dim, kParams);
+  return add(k, mul(add(m.d_model, a.v_bias ? 1 : 0, kParams), a.num_kv_heads, a.v_head_dim, kParams), kParams);
+}
+
 // A vision encoder and its projector into d_model: SigLIP's (transformers' SiglipVisionTransformer) with
 // Gemma 3's projector, or Llama 4's (Llama4VisionModel and Llama4MultiModalProjector).
 std::int64_t vision_params(const ModelSpec& m) {
@@ -251,6 +271,12 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
                 add(add(p.router, p.norms, kParams), p.linear_attention, kParams), kParams);
+  p.replicated = add(add(p.indexer, mul(mla_down_params_per_layer(m), m.num_attention_layers(), kParams), kParams),
+                     add(p.router, p.norms, kParams), kParams);
+  if (!is_mla(m) && m.num_attention_layers() > 0) {
+    p.kv_projection = mul(kv_projection_params_per_layer(m), m.num_attention_layers(), kParams);
+    p.kv_heads = m.attention.num_kv_heads;
+  }
   const std::int64_t inactive =
       moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
   p.active = p.total - inactive;
@@ -394,8 +420,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
 }
 
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp) {
-  const double split = double(p.total + p.vision - p.indexer) / double(tp);
-  return (split + double(p.indexer)) * dtype_bits(weight_dtype) / 8.0;
+  const double split = double(p.total + p.vision - p.replicated - p.kv_projection) / double(tp);
+  const double kv = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(tp, p.kv_heads)) : 0.0;
+  return (split + kv + double(p.replicated)) * dtype_bits(weight_dtype) / 8.0;
 }
 
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }

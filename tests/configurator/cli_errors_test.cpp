@@ -467,10 +467,13 @@ TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, 
                              "--format", "json"});
   const double kv_per_gpu = 8192.0 * (131'072 / 8 + 32 * 132);
   CHECK(tp8["kv_cache"]["bytes_per_gpu"].get<double>() == kv_per_gpu);
-  // and every GPU holds the indexer's weights whole (bf16: 2 bytes each), the rest an eighth.
+  // and every GPU holds the indexer's weights whole (bf16: 2 bytes each), as it does the norms (65 of
+  // 4096), the rest an eighth.
   const double indexer = tp8["params"]["indexer"].get<double>(), total = tp8["params"]["total"].get<double>();
   CHECK(indexer == 32.0 * (4096 * 64 * 128 + 4096 * (128 + 64) + 2 * 128));
-  CHECK(tp8["predicted"]["memory_bytes_per_gpu"].get<double>() == Approx(2 * ((total - indexer) / 8 + indexer) + kv_per_gpu));
+  const double whole = tp8["params"]["replicated"].get<double>();
+  CHECK(whole == indexer + 65 * 4096);
+  CHECK(tp8["predicted"]["memory_bytes_per_gpu"].get<double>() == Approx(2 * ((total - whole) / 8 + whole) + kv_per_gpu));
   const auto narrow = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "512", "--index-heads", "16",
                                "--index-head-dim", "64", "--format", "json"});
   CHECK(narrow["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 16}, {"head_dim", 64}, {"topk", 512}}));

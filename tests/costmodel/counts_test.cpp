@@ -88,6 +88,27 @@ TEST_CASE("tensor parallelism splits, replicates or rejects KV heads", "[counts]
   CHECK(mla.replication == 8);
 }
 
+TEST_CASE("served weights under tp: K/V projections split over at most the KV heads, norms whole", "[counts][tp]") {
+  // Llama-3-70B: 80 layers of K and V projections, 8192 -> 8 x 128 each. Up to tp 8 each GPU holds
+  // 8 / tp of its heads; at tp 16 every GPU still holds one whole head (two GPUs per head, as the
+  // cache), so the K/V weights per GPU are an eighth, not a sixteenth; the norms are whole everywhere.
+  const ModelSpec m = fixture("llama-3-70b");
+  const ParamCounts p = count_params(m);
+  const std::int64_t kv = 80LL * 2 * 8192 * 8 * 128;
+  CHECK(p.kv_projection == kv);
+  CHECK(p.kv_heads == 8);
+  CHECK(p.replicated == p.norms);
+  CHECK(p.norms == (80LL * 2 + 1) * 8192);
+  const double rest = double(p.total - kv - p.norms);
+  CHECK(served_weight_bytes_per_gpu(p, DType::bf16, 1) == Approx(2.0 * double(p.total)));
+  CHECK(served_weight_bytes_per_gpu(p, DType::bf16, 4) == Approx(2.0 * (rest / 4 + double(kv) / 4 + double(p.norms))));
+  CHECK(served_weight_bytes_per_gpu(p, DType::bf16, 16) == Approx(2.0 * (rest / 16 + double(kv) / 8 + double(p.norms))));
+  // MLA has no K/V projection of its own: its kv_a is replicated whole.
+  const ParamCounts lite = count_params(fixture("deepseek-v2-lite"));
+  CHECK(lite.kv_projection == 0);
+  CHECK(lite.replicated == 27LL * (2048 * 576 + 512) + lite.router + lite.norms);  // no q_lora_rank: q_proj is split
+}
+
 TEST_CASE("prefill FLOPs: every matmul, exact causal pairs", "[counts][flops]") {
   const ModelSpec m = small();
   Workload w;

@@ -377,8 +377,14 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and 
   CHECK(attention_params_per_layer(v32) - attention_params_per_layer(fixture("deepseek-v3")) == indexer);
   const ParamCounts p = count_params(v32);
   CHECK(p.indexer == 61 * indexer);
-  // Every GPU holds the indexers whole: at tp 8 in fp8, 7/8 of them more than an even split.
-  CHECK(served_weight_bytes_per_gpu(p, DType::fp8, 8) == Approx(double(p.total) / 8 + double(p.indexer) * 7 / 8));
+  // Every GPU holds the indexers whole, as it does MLA's down-projections (q_a_proj 7168 -> 1536 with
+  // q_a_layernorm, kv_a_proj_with_mqa 7168 -> 576 with kv_a_layernorm), the routers and the norms (vLLM's
+  // and SGLang's ReplicatedLinear): at tp 8 in fp8, 7/8 of them more than an even split.
+  const std::int64_t mla_down = 7168LL * 1536 + 1536 + 7168LL * 576 + 512;
+  CHECK(p.replicated == 61 * (indexer + mla_down) + p.router + p.norms);
+  CHECK(p.replicated == 1'775'117'568 + p.router + p.norms);
+  CHECK(p.kv_projection == 0);  // the latent's projection is MLA's kv_a, counted above
+  CHECK(served_weight_bytes_per_gpu(p, DType::fp8, 8) == Approx(double(p.total) / 8 + double(p.replicated) * 7 / 8));
   // The checkpoint's 685,355,329,792 elements without the FP8 scales (its header audit's 685,396,921,376 with
   // them): the backbone, and an MTP layer that stores its own copies of the embedding and the head.
   CHECK(p.total + p.mtp + 2 * 129'280LL * 7168 == 685'355'329'792);

@@ -37,12 +37,20 @@ struct ParamCounts {
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
   std::int64_t vision = 0;     // vision encoder + projector (Gemma 3 multimodal), not part of total
+  // Of total: what every GPU holds whole under tensor parallelism, as vLLM and SGLang shard (their
+  // ReplicatedLinear and plain norm weights): a sparse model's indexers, MLA's down-projections (q_a_proj,
+  // kv_a_proj_with_mqa) with their norms and biases, the routers and the norms.
+  std::int64_t replicated = 0;
+  // Of attention: the MHA/GQA layers' K and V projections (with biases), and their KV heads: under tp
+  // beyond kv_heads each GPU holds one head's share (the K/V heads are replicated, as the cache's are).
+  std::int64_t kv_projection = 0;
+  std::int64_t kv_heads = 0;
 };
 
-// Weight bytes one GPU holds to serve the model, split evenly over tp but for a sparse model's indexers,
-// which every GPU holds whole (as vLLM replicates them): the main model, plus a multimodal checkpoint's
-// vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP modules are left out: engines
-// load them only for speculative decoding.
+// Weight bytes one GPU holds to serve the model under tp: the replicated parameters whole, the K/V
+// projections split over min(tp, kv_heads), the rest split evenly; the main model, plus a multimodal
+// checkpoint's vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP modules are left
+// out: engines load them only for speculative decoding.
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp);
 
 struct KvCacheCounts {
