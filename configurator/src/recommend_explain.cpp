@@ -135,7 +135,8 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                     std::to_string(c.batch) + " against " + std::to_string(dense->batch) + ", " +
                     pct(c.at_batch.tokens_per_s / dense->at_batch.tokens_per_s) + " tokens/s, " +
                     pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
-                    fmt_ms(c.single.decode_indexer_ms) + " of it, its roofline unless calibrated).");
+                    fmt_ms(c.single.decode_indexer_ms) + " of it, " +
+                    (c.single.indexer_roofline ? "its roofline: " + r.profile.name + " has no fit of the indexer" : "calibrated") + ").");
   out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
   // What it gives up: the leanest KV and the fastest single-stream decode among the feasible.
   const Candidate* leanest = &feasible.front();

@@ -401,8 +401,24 @@ TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts 
   CHECK(best.single.decode_step_ms < predict_model(dense, w, Predictor(prof)).decode_step_ms);
   CHECK(best.counts.kv_cache.bytes_per_token - count_kv_cache(dense, w).bytes_per_token == 32 * 132);
   bool against_twin = false;
-  for (const auto& line : best.rationale) against_twin = against_twin || line.rfind("Against the same design with dense attention", 0) == 0;
+  for (const auto& line : best.rationale)
+    if (line.rfind("Against the same design with dense attention", 0) == 0) {
+      against_twin = true;
+      // The indexer's share is said to be the roofline: this profile has no fit of it.
+      CHECK(line.find("of it, its roofline: h200-sxm-cudnn has no fit of the indexer).") != std::string::npos);
+    }
   CHECK(against_twin);
+  // On a profile that fits mhacfg's CPU indexer kernel the same comparison says it is calibrated.
+  o.target = "cpu-epyc-2vcpu";
+  o.seq = 16384;
+  o.top = 1000;
+  const Recommendation cpu = rec(o);
+  bool calibrated_twin = false;
+  for (const auto& c : cpu.ranked)
+    for (const auto& line : c.rationale)
+      calibrated_twin = calibrated_twin || (line.rfind("Against the same design with dense attention", 0) == 0 &&
+                                            line.find("of it, calibrated).") != std::string::npos);
+  CHECK(calibrated_twin);
   // Fewer keys than the 2048 DeepSeek validated raise the quality risk one level.
   AttentionSpec a = best.spec.attention;
   a.indexer.topk = 512;
