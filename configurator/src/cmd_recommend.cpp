@@ -50,6 +50,9 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
+      ("sliding-window", po::value<std::string>(), "a window of W tokens on every softmax layer (0: none; with a model, replaces its windows)")
+      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every softmax layer (0: none)")
+      ("global-every", po::value<std::string>(), "with a window or chunks: every N-th softmax layer attends to everything (Gemma 3: 6)")
       ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
@@ -78,6 +81,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
   if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
+  o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
   if (auto v = a.opt_int("vocab")) o.vocab = *v;

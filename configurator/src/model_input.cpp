@@ -104,11 +104,13 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
                          std::string(to_string(a.variant)));
 }
 
+}  // namespace
+
 // --sliding-window or --attention-chunk make every layer local (each replaces the other kind);
 // --global-every N then makes every N-th layer global and the others local with the model's local span.
 // A hybrid model's linear-attention layers stay as they are: only softmax layers are local or global, and
 // N counts softmax layers.
-void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
+void apply_layer_pattern(const LayerPatternFlags& f, ModelSpec& m) {
   if (f.sliding_window.value_or(0) > 0 && f.attention_chunk.value_or(0) > 0)
     throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
   auto set_all = [&](std::int64_t window, std::int64_t chunk) {
@@ -138,6 +140,12 @@ void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
     if (!l.softmax()) continue;
     if (++k % every == 0) l.window = l.chunk = 0;
   }
+}
+
+namespace {
+
+void apply_layer_pattern_flags(const ModelFlags& f, ModelSpec& m) {
+  apply_layer_pattern({f.sliding_window, f.attention_chunk, f.global_every}, m);
 }
 
 // --index-topk K gives any model an indexer choosing each query's top K keys (DeepSeek Sparse Attention,

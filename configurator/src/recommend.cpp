@@ -365,7 +365,12 @@ void mark_pareto(std::vector<Candidate>& cs) {
 
 }  // namespace
 
-Recommendation recommend(const RecommendOptions& o, const Profile& profile) {
+Recommendation recommend(const RecommendOptions& given, const Profile& profile) {
+  RecommendOptions o = given;
+  if (o.base && o.layer_pattern.any()) {  // its own design and every candidate keep the windows asked for
+    apply_layer_pattern(o.layer_pattern, *o.base);
+    o.base->name += " (modified)";
+  }
   if (o.seq <= 0) throw InputError("--seq", std::to_string(o.seq), "must be positive");
   if (o.tp <= 0) throw InputError("--tp", std::to_string(o.tp), "must be positive");
   if (o.top <= 0) throw InputError("--top", std::to_string(o.top), "must be positive");

@@ -17,7 +17,9 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
           {"state_dtype", std::string(to_string(o.state_dtype))},
           {"objective", std::string(to_string(o.objective))}, {"quality", std::string(to_string(o.quality))},
           {"variants", variants}, {"top", o.top}, {"memory_fraction", o.memory_fraction}, {"vocab", o.vocab},
-          {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)}};
+          {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)},
+          {"index_topk", o.index_topk}, {"sliding_window", opt(o.layer_pattern.sliding_window)},
+          {"attention_chunk", opt(o.layer_pattern.attention_chunk)}, {"global_every", opt(o.layer_pattern.global_every)}};
 }
 
 std::string short_design(const AttentionSpec& a) {
@@ -143,8 +145,11 @@ Report recommend_report(const Recommendation& r) {
     rep.json["model_design"] = j;
   }
 
-  rep.heading = "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + std::to_string(r.shape.layers) +
-                " layers, " + billions(double(r.shape.budget)) + " params, context " + std::to_string(o.seq) + " on " +
+  // The layers as every candidate has them (windows, chunks, linear-attention layers).
+  const ModelSpec* any = !r.ranked.empty() ? &r.ranked.front().spec : r.base_design ? &r.base_design->spec : nullptr;
+  const std::string layers = any ? layer_pattern_text(*any) : std::to_string(r.shape.layers) + " layers";
+  rep.heading = "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + layers + ", " +
+                billions(double(r.shape.budget)) + " params, context " + std::to_string(o.seq) + " on " +
                 r.profile.name + " (" + basis + ")" + (o.tp > 1 ? ", tp " + std::to_string(o.tp) : "") + "; objective " +
                 std::string(to_string(o.objective)) + ", quality " + std::string(to_string(o.quality));
   Table t;

@@ -34,6 +34,7 @@ std::vector<std::int64_t> mla_q_lora_ranks(std::int64_t d) {
 std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) {
   std::vector<ModelSpec> out;
   ModelSpec base = o.base ? *o.base : baseline(shape.d_model, shape.layers, o.vocab);
+  if (!o.base) apply_layer_pattern(o.layer_pattern, base);  // recommend() applied it to a base model
   base.name = "candidate";
   const AttentionSpec flags = base.attention.variant == AttentionVariant::mla ? AttentionSpec{} : base.attention;
   for (std::int64_t width : q_widths(shape.d_model)) {

@@ -78,6 +78,14 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
                      "--d-model = 68719476736: must be at most 65536");
   // Counts are decimal: no hexadecimal, no leading blanks.
   expect_input_error({"recommend", "--params", "0x10"}, "--params = 0x10: must be a count such as 125M, 7B or 1.5e9");
+  // Windows for every candidate: the analyze flags' checks, naming the flag.
+  expect_input_error({"recommend", "--params", "1B", "--global-every", "4"},
+                     "--global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)");
+  expect_input_error({"recommend", "--params", "1B", "--sliding-window", "-5"}, "--sliding-window = -5: must not be negative");
+  expect_input_error({"recommend", "--params", "1B", "--sliding-window", "512", "--attention-chunk", "1024"},
+                     "--attention-chunk = 1024: cannot be combined with --sliding-window");
+  expect_input_error({"recommend", "--params", "1B", "--sliding-window", "512", "--global-every", "99"},
+                     "--global-every = 99: must not exceed the 16 layers");
   expect_input_error({"recommend", "--params", " 7B"}, "--params =  7B: must be a count such as 125M, 7B or 1.5e9");
   expect_input_error({"analyze", "--model", "gpt2", "--prompt-len", "9000", "--context", "100"},
                      "--prompt-len = 9000: must not exceed --context = 100 (the decode context includes the prompt)");

@@ -320,6 +320,51 @@ TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cac
   CHECK(plain.ranked.front().rationale.front().find(" layers") == std::string::npos);
 }
 
+TEST_CASE("windows asked for by flags: every candidate and a model's own design keep them, and they cap the cache", "[recommend]") {
+  // A 7B budget at 32768 tokens with Gemma 3's pattern: 1024-token windows, every 6th layer global. Of 32
+  // layers 5 hold the whole context and 27 hold 1024 tokens, so each sequence holds a fraction
+  // (5 x 32768 + 27 x 1024) / (32 x 32768) of the full cache, and more sequences fit.
+  RecommendOptions o;
+  o.params = 7'000'000'000;
+  o.seq = 32768;
+  o.target = "h200-sxm-cudnn";
+  o.top = 1000;
+  const Recommendation full = rec(o);
+  o.layer_pattern = {1024, std::nullopt, 6};
+  const Recommendation local = rec(o);
+  REQUIRE_FALSE(local.ranked.empty());
+  for (const auto& c : local.ranked) {
+    std::int64_t windowed = 0, global = 0;
+    for (const auto& l : c.spec.layers) (l.window == 1024 ? windowed : global) += 1;
+    CHECK(windowed == 27);
+    CHECK(global == 5);
+    const double per_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
+    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_token * (5 * 32768 + 27 * 1024)));
+  }
+  // The same design holds a larger batch with the windows than without them.
+  const auto find = [](const Recommendation& r, const AttentionSpec& a) -> const Candidate* {
+    for (const auto& c : r.ranked)
+      if (c.spec.attention.variant == a.variant && c.spec.attention.num_q_heads == a.num_q_heads &&
+          c.spec.attention.num_kv_heads == a.num_kv_heads && c.spec.attention.head_dim == a.head_dim)
+        return &c;
+    return nullptr;
+  };
+  const Candidate* dense = find(full, local.ranked.front().spec.attention);
+  REQUIRE(dense != nullptr);
+  CHECK(local.ranked.front().batch > dense->batch);
+  // A model given keeps its attention's own design beside the candidates, with the windows too.
+  RecommendOptions m = of_model("llama-3-8b", 32768);
+  m.layer_pattern = {4096, std::nullopt, std::nullopt};
+  const Recommendation mr = rec(m);
+  REQUIRE(mr.base_design);
+  CHECK(mr.base_design->spec.name == "llama-3-8b.json (modified)");
+  for (const auto& l : mr.base_design->spec.layers) CHECK(l.window == 4096);
+  // A global layer needs a local one to come from: the flag is named.
+  RecommendOptions bad = shape(2048, 16, 8192);
+  bad.layer_pattern.global_every = 4;
+  CHECK_THROWS_WITH(rec(bad), "--global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)");
+}
+
 TEST_CASE("a hybrid model's linear-attention layers and output gate stay, its state joins each sequence's share", "[recommend]") {
   RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
   o.tp = 2;

@@ -23,6 +23,16 @@ struct ModelFlags {
   std::optional<bool> tie_embeddings;
 };
 
+// Windows on a model's softmax layers (--sliding-window, --attention-chunk, --global-every): a window W
+// or chunks of C on every softmax layer (each replaces the other kind, 0 removes it), then every N-th
+// softmax layer global and the others local with the model's local span. A hybrid model's
+// linear-attention layers stay as they are. Throws InputError naming the flag.
+struct LayerPatternFlags {
+  std::optional<std::int64_t> sliding_window, attention_chunk, global_every;
+  bool any() const { return sliding_window || attention_chunk || global_every; }
+};
+void apply_layer_pattern(const LayerPatternFlags& f, ModelSpec& m);
+
 // Defaults for a model given only by flags (stated in the README and in every output's "model").
 struct CustomDefaults {
   static constexpr std::int64_t vocab_size = 32000;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mhacfg/configurator/model_input.hpp"
 #include "mhacfg/configurator/quality.hpp"
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -46,6 +47,9 @@ struct RecommendOptions {
   // experts, norms and layer windows are its own, the budget its parameter count unless --params
   // says otherwise, and its own attention design is evaluated beside the candidates.
   std::optional<ModelSpec> base;
+  // Windows on the softmax layers of every candidate (the base model's, or the baseline's): a sliding
+  // window or chunks on every layer, every N-th global (as analyze's flags).
+  LayerPatternFlags layer_pattern;
 };
 
 // How d_model and layers were chosen, and how the budget is held.
