@@ -65,7 +65,8 @@ nlohmann::json model_json(const ModelSpec& m) {
                    {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
                    {"rope_head_dim", a.mla.rope_head_dim}};
   if (a.sparse())
-    attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk}};
+    attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk},
+                       {"layers", m.num_indexer_layers()}};
   std::int64_t moe_layers = 0;
   for (const auto& l : m.layers) moe_layers += l.moe;
   const LayerPattern pattern(m);
@@ -276,7 +277,11 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
             (a.mla.q_lora_rank ? ", q_lora_rank " + std::to_string(a.mla.q_lora_rank) : "");
   if (a.sparse())
     attn += ", sparse: top " + std::to_string(a.indexer.topk) + " keys by an indexer of " +
-            std::to_string(a.indexer.num_heads) + " x " + std::to_string(a.indexer.head_dim);
+            std::to_string(a.indexer.num_heads) + " x " + std::to_string(a.indexer.head_dim) +
+            (m.num_indexer_layers() < m.num_attention_layers()
+                 ? " on " + std::to_string(m.num_indexer_layers()) + " layers, shared by the other " +
+                       std::to_string(m.num_attention_layers() - m.num_indexer_layers())
+                 : "");
   r.heading = m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " +
               layer_pattern_text(m) + ", " + attn + "; batch " + std::to_string(w.batch) +
               ", prompt " + std::to_string(w.prompt_len) + ", context " + std::to_string(w.context) + ", KV " +
@@ -315,10 +320,12 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
       std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") + (a.sparse() ? " + indexer key" : "") +
           (some_softmax ? ", softmax-attention layers" : ", all layers"));
   if (a.sparse()) {
-    const std::int64_t keys = mul(kv.indexer_bytes_per_token_per_layer, m.num_attention_layers(), "KV-cache bytes");
+    const std::int64_t keys = mul(kv.indexer_bytes_per_token_per_layer, m.num_indexer_layers(), "KV-cache bytes");
+    const bool shared = m.num_indexer_layers() < m.num_attention_layers();
     row(kvt, "indexer keys per token", keys, fmt_bytes(double(keys)),
-        "of bytes per token: " + std::to_string(kv.indexer_bytes_per_token_per_layer) +
-            " per layer (fp8 + fp32 scale per 128), whole on every GPU");
+        "of bytes per token: " + std::to_string(kv.indexer_bytes_per_token_per_layer) + " per layer" +
+            (shared ? " with an indexer (" + std::to_string(m.num_indexer_layers()) + ")" : "") +
+            " (fp8 + fp32 scale per 128), whole on every GPU");
   }
   if (kv.bytes_per_token_beyond_window != kv.bytes_per_token)
     row(kvt, "bytes per token beyond windows", kv.bytes_per_token_beyond_window,

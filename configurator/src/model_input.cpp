@@ -159,7 +159,7 @@ void apply_indexer_flags(const ModelFlags& f, ModelSpec& m) {
   };
   if (f.index_topk && *f.index_topk == 0) {
     refuse_widths("not valid with --index-topk 0 (dense attention has no indexer)");
-    x = IndexerSpec{};
+    remove_indexer(m);
     return;
   }
   if (!m.attention.sparse() && !f.index_topk) {

@@ -73,9 +73,9 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
     x.topk = o.index_topk;
     const std::size_t n = out.size();
     for (std::size_t i = 0; i < n; ++i) {
-      out[i].attention.indexer = IndexerSpec{};
-      ModelSpec sparse = out[i];
+      ModelSpec sparse = out[i];  // a sparse base's layers that share the top-k keep sharing it
       sparse.attention.indexer = x;
+      remove_indexer(out[i]);
       out.push_back(std::move(sparse));
     }
   }

@@ -259,9 +259,13 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
   p.lm_head = add(m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams), m.lm_head_bias ? m.vocab_size : 0, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
-  p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams);
-  if (m.attention.sparse())  // wq_b, wk, weights_proj and k_norm's weight and bias in every softmax layer
-    p.indexer = mul(add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams), m.num_attention_layers(), kParams);
+  // wq_b, wk, weights_proj and k_norm's weight and bias in every softmax layer with an indexer of its
+  // own; attention_per_layer is such a layer's, and a layer that shares the top-k has no indexer.
+  const std::int64_t indexer_per_layer =
+      m.attention.sparse() ? add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams) : 0;
+  const std::int64_t sharing = m.num_attention_layers() - m.num_indexer_layers();
+  p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams) - mul(indexer_per_layer, sharing, kParams);
+  p.indexer = mul(indexer_per_layer, m.num_indexer_layers(), kParams);
   p.linear_attention_per_layer = linear_attention_params_per_layer(m);
   p.linear_attention = mul(p.linear_attention_per_layer, linear_layer_count(m), kParams);
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
@@ -301,14 +305,18 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   const std::int64_t idx = m.attention.sparse() ? indexer_key_bytes(m.attention.indexer.head_dim) : 0;
   kv.indexer_bytes_per_token_per_layer = idx;
   kv.bytes_per_token_per_layer = add(dtype_bytes(w.kv_dtype, elems, kKv), idx, kKv);
+  // Layers with an indexer of their own hold its keys (sparse attention has no windows: every token).
+  const auto own_indexer = [&](const LayerSpec& l) -> std::int64_t { return m.attention.sparse() && l.softmax() && !l.shared_topk; };
   kv.bytes_per_token = add(dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
-                           mul(idx, m.num_attention_layers(), kKv), kKv);
+                           mul(idx, m.num_indexer_layers(), kKv), kKv);
   const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
+  const std::int64_t full_indexer_layers = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_indexer(l) : 0; });
   kv.bytes_per_token_beyond_window =
-      add(dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_layers, kKv), kKv);
+      add(dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
+  kv.indexer_layer_tokens = kinds.sum(kKv, [&](const LayerSpec& l) { return own_indexer(l) ? cached_tokens(l, w.context) : 0; });
   kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
-  const std::int64_t indexer_total = mul(w.batch, kv.layer_tokens, idx, kKv);
+  const std::int64_t indexer_total = mul(w.batch, kv.indexer_layer_tokens, idx, kKv);
   kv.state_dtype = w.state_dtype;
   kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
   kv.state_bytes_per_sequence = mul(kv.state_bytes_per_layer, linear_layer_count(m), kKv);
@@ -388,13 +396,15 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
 
   // Prefill: every projection and FFN matmul on each prompt token; the LM head on the last position.
   // Weights one token passes through in every layer's attention (softmax or linear) projections.
-  const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops),
+  // Layers that share another layer's top-k run no indexer projections.
+  const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
+  const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops),
                                    mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
   f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const std::int64_t linear = l.linear ? linear_attention_core_flops(m, tokens) : 0;
     if (!l.softmax()) return linear;
-    const std::int64_t indexer = indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
+    const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
     return add(add(linear, indexer, kFlops),
                attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
   });
@@ -409,7 +419,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const std::int64_t linear = l.linear ? linear_attention_core_flops(m, 1) : 0;
     if (!l.softmax()) return linear;
-    const std::int64_t indexer = indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
+    const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
     return add(add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
   });
   d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
@@ -463,7 +473,7 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   });
   b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
   // A sparse model's indexer reads every cached key to choose the top k that the attention reads.
-  b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
+  b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.indexer_layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);
   b.state = mul(2 * w.batch, c.kv_cache.state_bytes_per_sequence, kBytes);
   b.step = add(add(b.weights, b.kv_read, kBytes), add(b.kv_written, b.state, kBytes), kBytes);

@@ -136,27 +136,63 @@ namespace {
 
 // DeepSeek Sparse Attention's indexer (DeepseekV32Config, GlmMoeDsaConfig): index_n_heads heads
 // (`default_heads` when the key is missing) of index_head_dim (128), the top index_topk (2048) keys.
-// GlmMoeDsaConfig can let layers reuse another layer's top k (index_topk_freq other than 1, "S" in
-// index_topk_pattern, "shared" in indexer_types): those layers have no indexer of their own, which
-// mhacfg does not model, so they are an input error rather than a miscount.
 void sparse_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_heads) {
   IndexerSpec& x = m.attention.indexer;
   x.num_heads = int_or(f, "index_n_heads", default_heads);
   x.head_dim = int_or(f, "index_head_dim", 128);
   x.topk = int_or(f, "index_topk", 2048);
-  const std::string why = "layers that reuse another layer's top-k indices (no indexer of their own) are not modelled";
-  if (f.has("index_topk_freq") && f.require_int("index_topk_freq") != 1)
-    throw InputError(f.name("index_topk_freq"), json_value_text(f.at("index_topk_freq")), why);
-  if (auto pattern = f.has("index_topk_pattern") ? f.optional_string("index_topk_pattern") : std::nullopt;
-      pattern && pattern->find_first_of("Ss") != std::string::npos)
-    throw InputError(f.name("index_topk_pattern"), json_value_text(f.at("index_topk_pattern")), why);
+}
+
+// GlmMoeDsaConfig's per-layer indexer modes (transformers' __post_init__; GLM-5.2's IndexShare): a
+// "full" layer runs its indexer, a "shared" one has none and attends to the top-k of the last full
+// layer before it. indexer_types lists them; else index_topk_pattern ("F" / "S" per layer); else
+// layer i is full when max(i - index_skip_topk_offset + 1, 0) is a multiple of index_topk_freq
+// (defaults 2 and 1: every layer full).
+void shared_indexer_layers(const JsonFields& f, ModelSpec& m) {
+  const std::size_t layers = m.layers.size();
+  std::vector<bool> shared(layers, false);
+  const auto per_layer = [&](const std::string& key, std::size_t n) {
+    if (n != layers)
+      throw InputError(f.name(key.c_str()), "(" + std::to_string(n) + " entries)",
+                       "must name every layer's indexer mode (num_hidden_layers = " + std::to_string(layers) + ")");
+  };
   if (f.has("indexer_types")) {
     const auto& types = f.at("indexer_types");
     if (!types.is_array()) throw InputError(f.name("indexer_types"), json_value_text(types), "must be a list of \"full\" or \"shared\"");
-    for (std::size_t i = 0; i < types.size(); ++i)
-      if (types[i] != "full")
+    per_layer("indexer_types", types.size());
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != "full" && types[i] != "shared")
         throw InputError(f.name("indexer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
-                         types[i] == "shared" ? why : "unknown indexer type (expected full)");
+                         "unknown indexer type (expected \"full\" or \"shared\")");
+      shared[i] = types[i] == "shared";
+    }
+  } else if (f.has("index_topk_pattern") && !f.at("index_topk_pattern").is_null()) {
+    const std::string pattern = f.require_string("index_topk_pattern");
+    per_layer("index_topk_pattern", pattern.size());
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != 'F' && pattern[i] != 'S')
+        throw InputError(f.name("index_topk_pattern"), "\"" + pattern + "\"", "must be a string of F (full) and S (shared), one per layer");
+      shared[i] = pattern[i] == 'S';
+    }
+  } else {
+    const std::int64_t freq = std::max<std::int64_t>(int_or(f, "index_topk_freq", 1), 1);
+    // Not negative (require_int), so i - offset + 1 cannot overflow.
+    const std::int64_t offset = f.has("index_skip_topk_offset") ? f.require_int("index_skip_topk_offset", false) : 2;
+    for (std::size_t i = 0; i < layers; ++i) shared[i] = std::max<std::int64_t>(std::int64_t(i) - offset + 1, 0) % freq != 0;
+  }
+  for (std::size_t i = 0; i < layers; ++i) m.layers[i].shared_topk = shared[i];
+}
+
+// A DeepseekV32Config gives every layer its own indexer; keys that would share one layer's top-k with
+// others (vLLM's IndexCache override sets index_topk_freq on V3.2, a serving option that changes the
+// model's outputs, not its checkpoint) are refused rather than read as GLM's schedule.
+void refuse_shared_indexer(const JsonFields& f) {
+  const std::string why = "layers that share another layer's top-k are read from GlmMoeDsaConfig (glm_moe_dsa) only";
+  if (f.has("index_topk_freq") && f.require_int("index_topk_freq") != 1)
+    throw InputError(f.name("index_topk_freq"), json_value_text(f.at("index_topk_freq")), why);
+  if (f.has("index_topk_pattern") || f.has("indexer_types")) {
+    const char* key = f.has("indexer_types") ? "indexer_types" : "index_topk_pattern";
+    throw InputError(f.name(key), json_value_text(f.at(key)), why);
   }
 }
 
@@ -167,6 +203,7 @@ void sparse_attention(const JsonFields& f, ModelSpec& m, std::int64_t default_he
 void parse_deepseek_v32(const JsonFields& f, ModelSpec& m) {
   parse_deepseek(f, m, true);
   sparse_attention(f, m, 64);
+  refuse_shared_indexer(f);
 }
 
 // GlmMoeDsaConfig (GLM-5, GLM-5.1): DeepSeek-V3's MLA and MoE layout (the router's
@@ -177,6 +214,7 @@ void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m) {
   parse_deepseek(f, m, true);
   if (!f.present("q_lora_rank")) m.attention.mla.q_lora_rank = 2048;
   sparse_attention(f, m, 32);
+  shared_indexer_layers(f, m);
 }
 
 // Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head

@@ -76,8 +76,17 @@ std::int64_t LinearAttentionSpec::conv_dim() const {
 std::int64_t ModelSpec::num_attention_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax(); });
 }
+std::int64_t ModelSpec::num_indexer_layers() const {
+  if (!attention.sparse()) return 0;
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax() && !l.shared_topk; });
+}
 std::int64_t ModelSpec::num_linear_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.linear; });
+}
+
+void remove_indexer(ModelSpec& m) {
+  m.attention.indexer = IndexerSpec{};
+  for (LayerSpec& l : m.layers) l.shared_topk = false;
 }
 
 void validate(const ModelSpec& m) {
@@ -146,9 +155,19 @@ void validate(const ModelSpec& m) {
         throw InputError("layers[" + std::to_string(i) + "]." + (m.layers[i].window > 0 ? "window" : "chunk"),
                          std::to_string(m.layers[i].window > 0 ? m.layers[i].window : m.layers[i].chunk),
                          "sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
-  } else if (a.indexer.head_dim != 0 || a.indexer.topk != 0) {
-    require_positive(a.indexer.num_heads, "index_n_heads");
   }
+  bool indexer_before = false;  // a layer that shares the top-k needs an earlier one that chose it
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerSpec& l = m.layers[i];
+    if (!l.softmax()) continue;
+    if (l.shared_topk && !a.sparse())
+      throw InputError("layers[" + std::to_string(i) + "].shared_topk", "true", "dense attention has no top-k to share");
+    if (l.shared_topk && !indexer_before)
+      throw InputError("layers[" + std::to_string(i) + "].shared_topk", "true",
+                       "shares the top-k of an earlier layer with an indexer, and none comes before it");
+    indexer_before = indexer_before || !l.shared_topk;
+  }
+  if (!a.sparse() && (a.indexer.head_dim != 0 || a.indexer.topk != 0)) require_positive(a.indexer.num_heads, "index_n_heads");
   if (std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.linear; })) {
     const LinearAttentionSpec& la = m.linear;
     // Named by each kind's config keys.

@@ -186,7 +186,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const std::int64_t q_width = heads * a.head_dim * (a.output_gate ? 2 : 1);  // + the output gate
     accumulate(acc.projections, p.gemm({tokens, q_width + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
   }
-  if (a.sparse()) {  // the indexer, whole on every GPU: wq_b, then wk with weights_proj, then the scores
+  if (a.sparse() && !layer.shared_topk) {  // the indexer, whole on every GPU: wq_b, then wk with weights_proj, then the scores
     const IndexerSpec& x = a.indexer;
     const char* what = "indexer widths";
     accumulate(acc.projections, p.gemm({tokens, mul(x.num_heads, x.head_dim, what), indexer_query_input(m)}, wd), times);

@@ -420,7 +420,7 @@ TEST_CASE("Nemotron-H patterns: mixers only, FFNs only, resized, malformed", "[c
   expect_input_error({"analyze", "--hf-config", groups}, groups + ": n_groups = 3: must divide mamba_num_heads = 64");
 }
 
-TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON, shared top-k layers refused", "[cli]") {
+TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON, layers that share the top-k", "[cli]") {
   // The shipped sparse-attention presets are these checkpoints, and their indexer reaches the JSON.
   for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"deepseek-v3.2", 671'877'944'064},
                                       {"glm-5.1", 743'911'218'432}}) {
@@ -447,13 +447,25 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
   CHECK(cpu_text.out.find("the indexer scores every cached key with 64 heads of 128, from cpu-epyc-2vcpu's fit of it.") !=
         std::string::npos);
   CHECK(cpu_text.out.find("decode indexer") != std::string::npos);
-  // A config whose layers share another layer's top k is refused in one line naming the key.
+  // A config whose layers share another layer's top k (GLM-5.2's IndexShare: index_topk_freq 4, offset 3)
+  // keeps 21 of 78 indexers: the heading, the JSON and the times say so.
   auto glm = nlohmann::json::parse(std::ifstream(std::string(MHACFG_FIXTURES_DIR) + "/hf/glm-5.1.json"));
   glm["index_topk_freq"] = 4;
+  glm["index_skip_topk_offset"] = 3;
   const std::string shared = temp_file("shared-indexer.json", glm.dump());
-  expect_input_error({"analyze", "--hf-config", shared},
-                     shared + ": index_topk_freq = 4: layers that reuse another layer's top-k indices (no indexer of their own) "
-                              "are not modelled");
+  const CliResult sj = run({"analyze", "--hf-config", shared, "--target", "h200-sxm", "--format", "json"});
+  REQUIRE(sj.code == 0);
+  const auto s = nlohmann::json::parse(sj.out);
+  CHECK(s["model"]["attention"]["indexer"]["layers"] == 21);
+  const CliResult full = run({"analyze", "--model", "glm-5.1", "--target", "h200-sxm", "--format", "json"});
+  const auto f = nlohmann::json::parse(full.out);
+  CHECK(s["predicted"]["decode_indexer_ms"].get<double>() == Approx(f["predicted"]["decode_indexer_ms"].get<double>() * 21 / 78));
+  const CliResult st = run({"analyze", "--hf-config", shared});
+  CHECK(st.out.find("by an indexer of 32 x 128 on 21 layers, shared by the other 57") != std::string::npos);
+  // Taking the indexer away leaves no layer sharing one.
+  const CliResult dense = run({"analyze", "--hf-config", shared, "--index-topk", "0", "--format", "json"});
+  REQUIRE(dense.code == 0);
+  CHECK_FALSE(nlohmann::json::parse(dense.out)["model"]["attention"].contains("indexer"));
 }
 
 TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, its flags checked", "[cli]") {
@@ -464,7 +476,7 @@ TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, 
   };
   const auto llama = json_of({"analyze", "--model", "llama-3-8b", "--format", "json"});
   const auto sparse = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "2048", "--format", "json"});
-  CHECK(sparse["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 64}, {"head_dim", 128}, {"topk", 2048}}));
+  CHECK(sparse["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 64}, {"head_dim", 128}, {"topk", 2048}, {"layers", 32}}));
   // Without query compression wq_b projects from d_model: per layer 4096 x 64 x 128, wk and weights_proj
   // 4096 x (128 + 64), k_norm 2 x 128.
   CHECK(sparse["params"]["total"].get<std::int64_t>() - llama["params"]["total"].get<std::int64_t>() ==
@@ -484,7 +496,7 @@ TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, 
   CHECK(tp8["predicted"]["memory_bytes_per_gpu"].get<double>() == Approx(2 * ((total - whole) / 8 + whole) + kv_per_gpu));
   const auto narrow = json_of({"analyze", "--model", "llama-3-8b", "--index-topk", "512", "--index-heads", "16",
                                "--index-head-dim", "64", "--format", "json"});
-  CHECK(narrow["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 16}, {"head_dim", 64}, {"topk", 512}}));
+  CHECK(narrow["model"]["attention"]["indexer"] == nlohmann::json({{"num_heads", 16}, {"head_dim", 64}, {"topk", 512}, {"layers", 32}}));
   CHECK(narrow["model"]["name"] == "llama-3-8b (modified)");
   // DeepSeek-V3.2 without its indexer is DeepSeek-V3.
   const auto dense = json_of({"analyze", "--model", "deepseek-v3.2", "--index-topk", "0", "--format", "json"});

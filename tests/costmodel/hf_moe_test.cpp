@@ -409,14 +409,50 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and 
   });
   CHECK(count_params(bare).total == g.total);
   CHECK(edited("deepseek-v3.2", [](nlohmann::json& j) { j.erase("index_n_heads"); }).attention.indexer.num_heads == 64);
-  // Layers that reuse another layer's top k carry no indexer: refused by name, never miscounted.
-  CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 4; }),
-                    Catch::Contains("index_topk_freq") && Catch::Contains("not modelled"));
-  CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_pattern"] = "FFFS"; }),
-                    Catch::Contains("index_topk_pattern"));
+  // GLM-5.2's IndexShare schedule (index_topk_freq 4, index_skip_topk_offset 3): layer i runs its own
+  // indexer when max(i - 2, 0) is a multiple of 4, i.e. layers 0, 1, 2, 6, 10, ..., 74: 21 of 78. The
+  // other 57 attend to the previous full layer's top k and hold no indexer weights, keys or work.
+  const ModelSpec share = edited("glm-5.1", [](nlohmann::json& j) {
+    j["index_topk_freq"] = 4;
+    j["index_skip_topk_offset"] = 3;
+  });
+  CHECK(share.num_indexer_layers() == 21);
+  CHECK_FALSE(share.layers[2].shared_topk);
+  CHECK(share.layers[3].shared_topk);
+  CHECK_FALSE(share.layers[6].shared_topk);
+  CHECK_FALSE(share.layers[74].shared_topk);
+  CHECK(share.layers[77].shared_topk);
+  const std::int64_t glm_indexer = 2048LL * 32 * 128 + 6144LL * 128 + 2 * 128 + 6144LL * 32;  // wq_b, wk, k_norm, weights_proj
+  CHECK(g.indexer == 78 * glm_indexer);
+  const ParamCounts gs = count_params(share);
+  CHECK(gs.indexer == 21 * glm_indexer);
+  CHECK(g.total - gs.total == 57 * glm_indexer);
+  CHECK(gs.mtp == g.mtp);  // the MTP layer keeps its own indexer
+  const KvCacheCounts skv = count_kv_cache(share, w);
+  CHECK(skv.bytes_per_token == 78 * (512 + 64) * 2 + 21 * 132);
+  CHECK(skv.indexer_layer_tokens == 21 * w.context);
+  const FlopCounts gf = count_flops(glm, w), sf = count_flops(share, w);
+  const std::int64_t decode_indexer = indexer_flops(layer_indexer_shape(glm, 1, 1, w.context));
+  CHECK(gf.decode_per_token.attention_core - sf.decode_per_token.attention_core == 57 * decode_indexer);
+  CHECK(gf.decode_per_token.projections - sf.decode_per_token.projections == 2 * 57 * (2048LL * 32 * 128 + 6144LL * (128 + 32)));
+  // The same schedule from a pattern or a list; 1 is every layer; the list names every layer.
+  std::string pattern;
+  for (const auto& l : share.layers) pattern += l.shared_topk ? 'S' : 'F';
+  CHECK(edited("glm-5.1", [&](nlohmann::json& j) { j["index_topk_pattern"] = pattern; }).num_indexer_layers() == 21);
+  nlohmann::json types = nlohmann::json::array();
+  for (char c : pattern) types.push_back(c == 'S' ? "shared" : "full");
+  CHECK(count_params(edited("glm-5.1", [&](nlohmann::json& j) { j["indexer_types"] = types; })).total == gs.total);
+  CHECK(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 1; }).num_indexer_layers() == 78);
   CHECK_THROWS_WITH(edited("glm-5.1", [](nlohmann::json& j) { j["indexer_types"] = {"full", "shared"}; }),
-                    Catch::Contains("indexer_types[1]") && Catch::Contains("not modelled"));
-  CHECK_NOTHROW(edited("glm-5.1", [](nlohmann::json& j) { j["index_topk_freq"] = 1; }));
+                    "glm-5.1: indexer_types = (2 entries): must name every layer's indexer mode (num_hidden_layers = 78)");
+  CHECK_THROWS_WITH(edited("glm-5.1", [&](nlohmann::json& j) { j["indexer_types"] = types; j["indexer_types"][5] = "half"; }),
+                    "glm-5.1: indexer_types[5] = \"half\": unknown indexer type (expected \"full\" or \"shared\")");
+  // A first layer that shares has nothing to share from.
+  CHECK_THROWS_WITH(edited("glm-5.1", [&](nlohmann::json& j) { j["indexer_types"] = types; j["indexer_types"][0] = "shared"; }),
+                    Catch::Contains("layers[0].shared_topk = true: shares the top-k of an earlier layer"));
+  // DeepSeek-V3.2's config gives every layer its own indexer: IndexCache's serving override is refused.
+  CHECK_THROWS_WITH(edited("deepseek-v3.2", [](nlohmann::json& j) { j["index_topk_freq"] = 4; }),
+                    Catch::Contains("index_topk_freq") && Catch::Contains("GlmMoeDsaConfig"));
   // Widths whose products overflow are an input error, never a wrapped count (the sanitized suite runs this).
   for (const char* key : {"index_head_dim", "index_n_heads"}) {
     INFO(key);

@@ -110,7 +110,7 @@ granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid"
 assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
 # A sparse model's indexer, its keys and its roofline share reach scripts.
 dsa = next(a for a in analyses if a["model"]["family"] == "deepseek_v32")
-assert dsa["model"]["attention"]["indexer"] == {"num_heads": 64, "head_dim": 128, "topk": 2048}, dsa["model"]["attention"]
+assert dsa["model"]["attention"]["indexer"] == {"num_heads": 64, "head_dim": 128, "topk": 2048, "layers": 61}, dsa["model"]["attention"]
 assert dsa["kv_cache"]["indexer_bytes_per_token_per_layer"] == 132 and dsa["params"]["total"] == 671877944064
 assert dsa["predicted"]["basis"] == "calibrated, indexer roofline" and dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
 assert "indexer" not in analyses[0]["model"]["attention"] and analyses[0]["kv_cache"]["indexer_bytes_per_token_per_layer"] == 0

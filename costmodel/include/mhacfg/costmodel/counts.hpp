@@ -55,11 +55,12 @@ double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std
 
 struct KvCacheCounts {
   DType dtype = DType::bf16;
-  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent; + indexer key)
+  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent; + indexer key where it has an indexer)
   std::int64_t indexer_bytes_per_token_per_layer = 0;  // of which a sparse model's indexer key (fp8 + scales)
   std::int64_t bytes_per_token = 0;                // one token held in every layer
   std::int64_t bytes_per_token_beyond_window = 0;  // growth per token once every window is full
   std::int64_t layer_tokens = 0;   // sum over layers of tokens held for one sequence at `context`
+  std::int64_t indexer_layer_tokens = 0;  // the same over layers with an indexer of their own (its keys)
   std::int64_t bytes_total = 0;    // batch x context, windows and chunks honoured, + batch x state
   std::int64_t kv_heads_per_gpu = 0;  // under tp (MLA: 1 latent, held whole on each GPU)
   std::int64_t replication = 1;       // GPUs holding a copy of each KV head

@@ -125,6 +125,9 @@ struct LayerSpec {
   // Falcon-H1's layers run softmax attention and the linear mixer side by side on the same input and
   // add their outputs: `linear` and `parallel` both set, the attention's window or chunk as above.
   bool parallel = false;
+  // A sparse model's layer that attends to the top-k keys the previous layer with an indexer chose
+  // (GlmMoeDsaConfig's "shared" indexer_types, GLM-5.2's IndexShare): no indexer, no indexer keys.
+  bool shared_topk = false;
 
   // Softmax attention (windowed, chunked or full), alone or beside a linear mixer.
   bool softmax() const { return !no_mixer && (!linear || parallel); }
@@ -137,7 +140,7 @@ struct LayerSpec {
 // Layers that count and cost the same: the same window, chunk, linear attention and MoE.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
   return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear &&
-         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn && a.parallel == b.parallel;
+         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn && a.parallel == b.parallel && a.shared_topk == b.shared_topk;
 }
 
 struct FfnSpec {
@@ -221,7 +224,12 @@ struct ModelSpec {
   // Layers with softmax attention (every layer but the linear-attention and FFN-only ones).
   std::int64_t num_attention_layers() const;
   std::int64_t num_linear_layers() const;
+  // Softmax layers with an indexer of their own (a sparse model's; 0 with dense attention).
+  std::int64_t num_indexer_layers() const;
 };
+
+// Dense attention in place of a sparse model's: no indexer, and no layer sharing its top-k.
+void remove_indexer(ModelSpec& m);
 
 // Variant implied by head counts for non-MLA attention: equal -> mha, one KV head -> mqa, else gqa.
 AttentionVariant variant_for_heads(std::int64_t num_q_heads, std::int64_t num_kv_heads);
