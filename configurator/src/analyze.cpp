@@ -148,7 +148,9 @@ std::string sparse_attention_note(const ModelSpec& m, const Profile& profile) {
          " keys, costed as that many keys read (gathered as fast as contiguous ones); the indexer scores every cached key "
          "with " + std::to_string(x.num_heads) + " heads of " + std::to_string(x.head_dim) +
          (fitted ? ", from " + profile.name + "'s fit of it."
-                 : ", predicted by the roofline of its FLOPs at the " + peak + " and its bytes: no kernel of mhacfg's measures it yet.");
+                 : ", predicted by the roofline of its FLOPs at the " + peak + " and its bytes: " + profile.name +
+                       " has no fit of it (mhacfg's CPU indexer kernel measures it, calibrate --device cpu; there is no CUDA "
+                       "kernel for it yet).");
 }
 
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {

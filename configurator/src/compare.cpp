@@ -111,9 +111,13 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     t.rows.push_back(cells);
   };
   row("attention", [](const Column&) { return std::nan(""); }, [&](const Column& c) {
-    const AttentionSpec& a = models[&c - &cols[0]].attention;
+    const ModelSpec& m = models[&c - &cols[0]];
+    const AttentionSpec& a = m.attention;
     return std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) +
-           " x " + std::to_string(a.head_dim) + (a.sparse() ? ", top " + std::to_string(a.indexer.topk) : "");
+           " x " + std::to_string(a.head_dim) + (a.sparse() ? ", top " + std::to_string(a.indexer.topk) : "") +
+           (a.sparse() && m.num_indexer_layers() < m.num_attention_layers()
+                ? " (indexer on " + std::to_string(m.num_indexer_layers()) + " of " + std::to_string(m.num_attention_layers()) + " layers)"
+                : "");
   });
   row("layers", [](const Column&) { return std::nan(""); },
       [&](const Column& c) { return layer_pattern_text(models[&c - &cols[0]]); });
