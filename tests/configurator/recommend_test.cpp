@@ -365,6 +365,32 @@ TEST_CASE("windows asked for by flags: every candidate and a model's own design 
   CHECK_THROWS_WITH(rec(bad), "--global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)");
 }
 
+TEST_CASE("a sparse model whose layers share the top-k keeps the sharing in its sparse candidates only", "[recommend]") {
+  // Llama-3-8B given an indexer on every fourth layer (the other 24 share its top k), searched dense and
+  // sparse: each sparse candidate keeps the 24 sharing layers, each dense twin has none.
+  RecommendOptions o = of_model("llama-3-8b", 32768);
+  o.base->attention.indexer = IndexerSpec{64, 128, 2048};
+  for (std::size_t i = 0; i < o.base->layers.size(); ++i) o.base->layers[i].shared_topk = i % 4 != 0;
+  o.index_topk = 2048;
+  o.top = 1000;
+  const Recommendation r = rec(o);
+  std::size_t sparse = 0, dense = 0;
+  for (const auto& c : r.ranked) {
+    std::int64_t sharing = 0;
+    for (const auto& l : c.spec.layers) sharing += l.shared_topk;
+    if (c.spec.attention.sparse()) {
+      ++sparse;
+      CHECK(sharing == 24);
+      CHECK(c.spec.num_indexer_layers() == 8);
+    } else {
+      ++dense;
+      CHECK(sharing == 0);
+    }
+  }
+  CHECK(sparse > 0);
+  CHECK(dense > 0);
+}
+
 TEST_CASE("a hybrid model's linear-attention layers and output gate stay, its state joins each sequence's share", "[recommend]") {
   RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
   o.tp = 2;
