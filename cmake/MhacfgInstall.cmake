@@ -2,21 +2,18 @@
 # package so other projects can find_package(mhacfg) and link mhacfg::costmodel / mhacfg::configurator.
 include(CMakePackageConfigHelpers)
 
-set(MHACFG_INSTALL_TARGETS mhacfg_costmodel mhacfg_configurator mhacfg_kernels mhacfg_bench)
-if(MHACFG_WITH_CUDA)
-  list(APPEND MHACFG_INSTALL_TARGETS mhacfg_kernels_cuda)
-endif()
-install(TARGETS ${MHACFG_INSTALL_TARGETS} EXPORT mhacfgTargets
+# The package is the lean library (mhacfg::costmodel, mhacfg::configurator: nlohmann only); the
+# CLI's own libraries (commands, calibration, kernels, harness) stay inside the installed binary.
+install(TARGETS mhacfg_costmodel mhacfg_configurator EXPORT mhacfgTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS mhacfg RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir costmodel/include configurator/include kernels/cpu/include kernels/bench/include)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/costmodel/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(room common inputs search report)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/configurator/include/mhacfg/configurator/${room}
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mhacfg/configurator)
 endforeach()
-if(MHACFG_WITH_CUDA)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/cuda/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mhacfg/profiles FILES_MATCHING PATTERN "*.json" PATTERN "*.md")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configurator/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mhacfg/schemas)
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "mhacfg/configurator/cli.hpp"
+#include "mhacfg/configurator/cli/cli.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 int main(int argc, char** argv) {

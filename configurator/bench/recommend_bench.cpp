@@ -2,8 +2,8 @@
 // explained). Target: under 100 ms per search; the counter gives candidates evaluated per second.
 #include <benchmark/benchmark.h>
 
-#include "mhacfg/configurator/profiles.hpp"
-#include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/configurator/search/recommend.hpp"
 
 namespace {
 

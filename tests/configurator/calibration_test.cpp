@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli_test_util.hpp"
-#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 #include "mhacfg/costmodel/profile.hpp"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
-#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/profile.hpp"
 
 namespace {

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "cli_test_util.hpp"
-#include "mhacfg/configurator/analyze.hpp"
-#include "mhacfg/configurator/presets.hpp"
-#include "mhacfg/configurator/profiles.hpp"
+#include "mhacfg/configurator/report/analyze.hpp"
+#include "mhacfg/configurator/inputs/presets.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mhacfg/configurator/cli.hpp"
+#include "mhacfg/configurator/cli/cli.hpp"
 
 struct CliResult {
   int code = 0;

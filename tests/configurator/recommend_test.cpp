@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "cli_test_util.hpp"
-#include "mhacfg/configurator/profiles.hpp"
-#include "mhacfg/configurator/quality.hpp"
-#include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/configurator/search/quality.hpp"
+#include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 
 using namespace mhacfg;

@@ -2,9 +2,9 @@
 // published Llama-3-8B figures and the recommender's contract.
 #include <iostream>
 
-#include "mhacfg/configurator/presets.hpp"
-#include "mhacfg/configurator/profiles.hpp"
-#include "mhacfg/configurator/recommend.hpp"
+#include "mhacfg/configurator/inputs/presets.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/counts.hpp"
 
 int main() {

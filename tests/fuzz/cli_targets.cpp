@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mhacfg/configurator/cli.hpp"
+#include "mhacfg/configurator/cli/cli.hpp"
 
 namespace mhacfg::fuzz {
 

@@ -1,0 +1,52 @@
+// Option parsing shared by the subcommands: strict number parsing with one-line errors naming the
+// flag, the model/workload flag groups, and Boost.Program_options plumbing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "mhacfg/configurator/inputs/model_input.hpp"
+#include "mhacfg/configurator/report/report.hpp"
+#include "mhacfg/costmodel/counts.hpp"
+
+namespace mhacfg {
+
+namespace po = boost::program_options;
+
+std::int64_t parse_int(const std::string& flag, const std::string& text, bool positive = true);
+// A count with an optional suffix: 125M, 7B, 1.5e9, 70b, 1.2T.
+std::int64_t parse_count(const std::string& flag, const std::string& text);
+double parse_double(const std::string& flag, const std::string& text, double min, double max);
+bool parse_bool(const std::string& flag, const std::string& text);
+
+// Flags are declared as strings and parsed here, so every error names the flag and the value.
+class ParsedArgs {
+ public:
+  ParsedArgs(const std::string& command, const po::options_description& desc, const std::vector<std::string>& args,
+             const po::positional_options_description* positional = nullptr);
+  bool has(const std::string& name) const { return vm_.count(name) > 0; }
+  std::string str(const std::string& name) const;
+  std::optional<std::string> opt_str(const std::string& name) const;
+  std::optional<std::int64_t> opt_int(const std::string& name, bool positive = true) const;
+  std::vector<std::string> list(const std::string& name) const;  // repeated or positional values
+
+ private:
+  po::variables_map vm_;
+};
+
+void add_model_options(po::options_description& d);
+ModelFlags read_model_flags(const ParsedArgs& a);
+
+void add_workload_options(po::options_description& d, const Workload& defaults);
+Workload read_workload(const ParsedArgs& a, Workload defaults);
+
+void add_format_option(po::options_description& d, const std::vector<Format>& allowed);
+Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed);
+// --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
+std::string read_out_dir(const ParsedArgs& a);
+
+}  // namespace mhacfg

@@ -1,0 +1,32 @@
+// How every output describes what it counted: the resolved model, the workload and the counts as JSON,
+// the layer pattern and the notes on what a profile predicts by roofline.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/model_spec.hpp"
+
+namespace mhacfg {
+
+struct Profile;
+
+inline constexpr const char* kSchemaVersion = "1.0";
+
+// The "model" object of every output: the resolved spec, so a reader sees what was counted.
+nlohmann::json model_json(const ModelSpec& m);
+nlohmann::json workload_json(const Workload& w);
+nlohmann::json counts_json(const ModelCounts& c);
+// "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
+std::string layer_pattern_text(const ModelSpec& m);
+// "Gated DeltaNet" or "Mamba2": a linear-attention layer kind as reports name it.
+std::string linear_kind_text(LinearKind k);
+// The note that says a hybrid model's linear-attention cores are predicted by the roofline of `profile`.
+std::string linear_roofline_note(const ModelSpec& m, const Profile& profile);
+// The note that says how a sparse model's attention is costed: its queries' top k keys, and the
+// indexer's scores, predicted by the roofline unless `profile` fits them.
+std::string sparse_attention_note(const ModelSpec& m, const Profile& profile);
+
+}  // namespace mhacfg

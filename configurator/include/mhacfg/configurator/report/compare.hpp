@@ -1,0 +1,23 @@
+// `mhacfg compare`: two or more models side by side under one workload and target, with deltas
+// against the first.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mhacfg/configurator/report/report.hpp"
+#include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/profile.hpp"
+
+namespace mhacfg {
+
+struct CompareOptions {
+  std::vector<std::string> models;
+  Workload workload;
+  std::string target = "h100-sxm";
+  double memory_fraction = 0.9;
+};
+
+Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile);
+
+}  // namespace mhacfg

@@ -1,0 +1,214 @@
+#include "mhacfg/configurator/cli/cli_options.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "mhacfg/configurator/common/suggest.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+std::int64_t parse_int(const std::string& flag, const std::string& text, bool positive) {
+  std::size_t i = 0;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) i = 1;
+  if (i == text.size()) throw InputError(flag, "\"" + text + "\"", "must be an integer");
+  for (std::size_t j = i; j < text.size(); ++j)
+    if (!std::isdigit(static_cast<unsigned char>(text[j]))) throw InputError(flag, text, "must be an integer");
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw InputError(flag, text, "out of range");
+  if (positive && v <= 0) throw InputError(flag, text, "must be positive");
+  if (!positive && v < 0) throw InputError(flag, text, "must not be negative");
+  return v;
+}
+
+std::int64_t parse_count(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw InputError(flag, "\"\"", "must be a count such as 125M, 7B or 1.5e9");
+  double scale = 1;
+  std::string body = text;
+  switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+    case 'K': scale = 1e3; break;
+    case 'M': scale = 1e6; break;
+    case 'B': case 'G': scale = 1e9; break;
+    case 'T': scale = 1e12; break;
+    default: break;
+  }
+  if (scale != 1) body.pop_back();
+  // Decimal only: strtod alone would also take leading spaces and hexadecimal ("0x10" = 16).
+  const bool decimal = !body.empty() && (std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.') &&
+                       body.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  if (!decimal) throw InputError(flag, text, "must be a count such as 125M, 7B or 1.5e9");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(body.c_str(), &end);
+  if (body.empty() || end != body.c_str() + body.size() || errno == ERANGE || !std::isfinite(v))
+    throw InputError(flag, text, "must be a count such as 125M, 7B or 1.5e9");
+  const double n = v * scale;
+  if (n < 1) throw InputError(flag, text, "must be positive");
+  if (n > 9.0e18) throw InputError(flag, text, "out of range");
+  return static_cast<std::int64_t>(std::llround(n));
+}
+
+double parse_double(const std::string& flag, const std::string& text, double min, double max) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    throw InputError(flag, text, "must be a number");
+  if (v < min || v > max)
+    throw InputError(flag, text, "must be between " + fmt_fixed(min, 2) + " and " + fmt_fixed(max, 2));
+  return v;
+}
+
+bool parse_bool(const std::string& flag, const std::string& text) {
+  if (text == "true" || text == "1" || text == "yes") return true;
+  if (text == "false" || text == "0" || text == "no") return false;
+  throw InputError(flag, text, "must be true or false");
+}
+
+ParsedArgs::ParsedArgs(const std::string& command, const po::options_description& desc,
+                       const std::vector<std::string>& args, const po::positional_options_description* positional) {
+  // No prefix guessing: --batch never silently means --batch-size.
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  try {
+    po::command_line_parser parser(args);
+    parser.options(desc).style(style);
+    // No positional description: an empty one, so a stray argument is an error rather than dropped.
+    const po::positional_options_description none;
+    parser.positional(positional ? *positional : none);
+    po::store(parser.run(), vm_);
+    po::notify(vm_);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> names;
+    for (const auto& o : desc.options()) names.push_back("--" + o->long_name());
+    const std::string name = e.get_option_name();
+    throw InputError(name, "(unknown)", "unknown option for " + command + suggestion_suffix(name, names));
+  } catch (const po::multiple_occurrences& e) {
+    throw InputError(e.get_option_name(), "(repeated)", "given more than once");
+  } catch (const po::invalid_command_line_syntax& e) {
+    throw InputError(e.get_option_name(), "(missing)", "needs a value");
+  } catch (const po::too_many_positional_options_error&) {
+    throw InputError(command, "(extra argument)", "takes no positional arguments; see mhacfg " + command + " --help");
+  } catch (const po::error& e) {
+    throw InputError(command, "(arguments)", e.what());
+  }
+}
+
+std::string ParsedArgs::str(const std::string& name) const { return vm_[name].as<std::string>(); }
+
+std::optional<std::string> ParsedArgs::opt_str(const std::string& name) const {
+  if (!has(name)) return std::nullopt;
+  return str(name);
+}
+
+std::optional<std::int64_t> ParsedArgs::opt_int(const std::string& name, bool positive) const {
+  if (!has(name)) return std::nullopt;
+  return parse_int("--" + name, str(name), positive);
+}
+
+std::vector<std::string> ParsedArgs::list(const std::string& name) const {
+  if (!has(name)) return {};
+  return vm_[name].as<std::vector<std::string>>();
+}
+
+void add_model_options(po::options_description& d) {
+  d.add_options()
+      ("hf-config", po::value<std::string>(), "Hugging Face config.json file")
+      ("model", po::value<std::string>(), "shipped model preset (see README)")
+      ("d-model", po::value<std::string>(), "hidden size")
+      ("layers", po::value<std::string>(), "number of layers")
+      ("heads", po::value<std::string>(), "query heads")
+      ("kv-heads", po::value<std::string>(), "KV heads (divides --heads)")
+      ("head-dim", po::value<std::string>(), "Q/K width per head (MLA: nope + rope)")
+      ("v-head-dim", po::value<std::string>(), "V width per head (default: --head-dim)")
+      ("variant", po::value<std::string>(), "mha, gqa, mqa or mla")
+      ("kv-lora-rank", po::value<std::string>(), "MLA latent width")
+      ("q-lora-rank", po::value<std::string>(), "MLA query compression (0: none)")
+      ("rope-head-dim", po::value<std::string>(), "MLA decoupled RoPE key width (default 64)")
+      ("ffn-dim", po::value<std::string>(), "FFN width (default: Llama rule)")
+      ("ffn", po::value<std::string>(), "gated or plain")
+      ("vocab", po::value<std::string>(), "vocabulary size (default 32000 for flag-only models)")
+      ("tie-embeddings", po::value<std::string>()->implicit_value("true"), "tie the LM head to the embedding")
+      ("sliding-window", po::value<std::string>(), "window W on every layer (0: none)")
+      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every layer (0: none)")
+      ("global-every", po::value<std::string>(), "every N-th layer attends to everything (Gemma 3: 6, Llama 4: 4)")
+      ("index-topk", po::value<std::string>(), "sparse attention (DeepSeek-V3.2): each query attends to an indexer's top K keys (0: dense)")
+      ("index-heads", po::value<std::string>(), "the indexer's heads (default: the model's, else 64)")
+      ("index-head-dim", po::value<std::string>(), "the indexer's head width (default: the model's, else 128)");
+}
+
+ModelFlags read_model_flags(const ParsedArgs& a) {
+  ModelFlags f;
+  f.hf_config = a.opt_str("hf-config").value_or("");
+  f.model = a.opt_str("model").value_or("");
+  f.d_model = a.opt_int("d-model");
+  f.layers = a.opt_int("layers");
+  f.heads = a.opt_int("heads");
+  f.kv_heads = a.opt_int("kv-heads");
+  f.head_dim = a.opt_int("head-dim");
+  f.v_head_dim = a.opt_int("v-head-dim");
+  f.kv_lora_rank = a.opt_int("kv-lora-rank");
+  f.q_lora_rank = a.opt_int("q-lora-rank", false);
+  f.rope_head_dim = a.opt_int("rope-head-dim", false);
+  f.ffn_dim = a.opt_int("ffn-dim");
+  f.vocab = a.opt_int("vocab");
+  f.sliding_window = a.opt_int("sliding-window", false);
+  f.attention_chunk = a.opt_int("attention-chunk", false);
+  f.global_every = a.opt_int("global-every");
+  f.index_topk = a.opt_int("index-topk", false);
+  f.index_heads = a.opt_int("index-heads");
+  f.index_head_dim = a.opt_int("index-head-dim");
+  f.variant = a.opt_str("variant");
+  f.ffn = a.opt_str("ffn");
+  if (a.has("tie-embeddings")) f.tie_embeddings = parse_bool("--tie-embeddings", a.str("tie-embeddings"));
+  return f;
+}
+
+void add_workload_options(po::options_description& d, const Workload& w) {
+  d.add_options()
+      ("batch", po::value<std::string>(), ("concurrent sequences (default " + std::to_string(w.batch) + ")").c_str())
+      ("prompt-len", po::value<std::string>(), ("prefill tokens per sequence (default " + std::to_string(w.prompt_len) + ")").c_str())
+      ("context", po::value<std::string>(), ("KV length at decode (default " + std::to_string(w.context) + ")").c_str())
+      ("kv-dtype", po::value<std::string>(), ("fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
+      ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
+      ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
+      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
+}
+
+Workload read_workload(const ParsedArgs& a, Workload w) {
+  if (auto v = a.opt_int("batch")) w.batch = *v;
+  const auto prompt = a.opt_int("prompt-len");
+  if (prompt) w.prompt_len = *prompt;
+  if (auto v = a.opt_int("context")) w.context = *v;
+  if (auto v = a.opt_int("tp")) w.tp = *v;
+  // One sequence: its decode context holds its prompt. A default prompt shortens to a short context.
+  if (w.prompt_len > w.context && !prompt) w.prompt_len = w.context;
+  if (w.prompt_len > w.context)
+    throw InputError("--prompt-len", std::to_string(w.prompt_len),
+                     "must not exceed --context = " + std::to_string(w.context) +
+                         (a.has("context") ? "" : " (the default)") + " (the decode context includes the prompt)");
+  if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
+  if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
+  return w;
+}
+
+std::string read_out_dir(const ParsedArgs& a) {
+  const std::string dir = a.opt_str("out-dir").value_or("");
+  if (a.has("out-dir") && dir.empty()) throw InputError("--out-dir", "(empty)", "needs a folder");
+  return dir;
+}
+
+void add_format_option(po::options_description& d, const std::vector<Format>& allowed) {
+  std::string list;
+  for (Format f : allowed) list += (list.empty() ? "" : "|") + std::string(to_string(f));
+  d.add_options()("format", po::value<std::string>(), (list + " (default table)").c_str());
+}
+
+Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed) {
+  return a.has("format") ? parse_format(a.str("format"), allowed) : Format::table;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,130 @@
+// `mhacfg analyze` and `mhacfg profiles`.
+#include <iostream>
+
+#include "mhacfg/configurator/report/analyze.hpp"
+#include "mhacfg/configurator/cli/cli_options.hpp"
+#include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/report/html.hpp"
+#include "mhacfg/configurator/report/plots.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/io.hpp"
+
+namespace mhacfg {
+
+bool wants_help(const Args& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+std::string tool_version() { return MHACFG_VERSION; }
+
+int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json, Format::markdown, Format::csv, Format::html};
+  po::options_description d("mhacfg analyze: exact counts of one model (--model NAME | --hf-config FILE | flags)");
+  add_model_options(d);
+  add_workload_options(d, Workload{});
+  d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("analyze", d, args);
+  const Format format = read_format(a, formats);
+  const ModelSpec m = resolve_model(read_model_flags(a));
+  const Workload w = read_workload(a, Workload{});
+  validate(w);
+  const bool plots = format == Format::html || (format == Format::markdown && a.has("out-dir"));
+  Profile profile;
+  // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
+  if (auto t = a.opt_str("target")) profile = load_profile(*t, "--target");
+  else if (plots) profile = load_profile("h100-sxm", "--target");
+  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr);
+  auto make = [&] {
+    const std::vector<PlotModel> models = {{m.name, m, true}};
+    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, 0.9), decode_vs_batch_plot(models, w, profile, 0.9),
+                                pareto_plot(models, w, profile), roofline_plot(profile, models, w)};
+  };
+  emit(r, format, read_out_dir(a), make, out);
+  return kExitOk;
+}
+
+int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json};
+  po::options_description d("mhacfg profiles [show NAME|FILE]: list device profiles with provenance, or show one");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help")("args", po::value<std::vector<std::string>>(), "show NAME");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  po::positional_options_description pos;
+  pos.add("args", -1);
+  const ParsedArgs a("profiles", d, args, &pos);
+  const Format format = read_format(a, formats);
+  const auto rest = a.list("args");
+  if (!rest.empty()) {
+    if (rest[0] != "show" || rest.size() != 2)
+      throw InputError("profiles", rest[0], "expected `mhacfg profiles` or `mhacfg profiles show NAME`");
+    const Profile p = load_profile(rest[1], "profiles show");
+    std::vector<std::string> ops;
+    for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
+    if (format == Format::json) {
+      out << json_text(profile_to_json(p), 2) << "\n";
+      return kExitOk;
+    }
+    Report r;
+    r.heading = p.name + ": " + p.device + " (" + p.source + ")";
+    Table t;
+    t.columns = {"field", "value"};
+    t.rows = {{"memory", fmt_bytes(double(p.spec.memory_bytes))},
+              {"memory bandwidth", fmt_si(p.spec.mem_bw_bytes_per_s, "B/s")}};
+    for (const auto& [dt, v] : p.spec.peak_flop_per_s) t.rows.push_back({"peak " + dt, fmt_si(v, "FLOP/s")});
+    std::string hd;
+    for (auto h : p.kernels.head_dims) hd += (hd.empty() ? "" : ", ") + std::to_string(h);
+    t.rows.push_back({"kernel head_dims", hd.empty() ? "any multiple of 8" : hd});
+    std::string opsl;
+    for (const auto& o : ops) opsl += (opsl.empty() ? "" : ", ") + o;
+    t.rows.push_back({"calibrated ops", opsl.empty() ? "none (uncalibrated roofline)" : opsl});
+    for (const auto& [cls, fit] : p.ops)
+      t.rows.push_back({"  " + cls, std::to_string(fit.records) + " records, cross-validated median error " +
+                                        fmt_fixed(fit.cv_median_ape * 100, 1) + " %, p90 " + fmt_fixed(fit.cv_p90_ape * 100, 1) + " %"});
+    for (const auto& v : p.validation)
+      t.rows.push_back({"validation", std::to_string(v.records) + " records: median " + fmt_fixed(v.median_ape * 100, 1) +
+                                          " %, p90 " + fmt_fixed(v.p90_ape * 100, 1) + " % (" + v.what + ")"});
+    r.tables.push_back(t);
+    render(r, Format::table, out);
+    return kExitOk;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  Table t;
+  t.columns = {"name", "device", "source", "calibrated ops", "provenance"};
+  for (const auto& name : shipped_profile_names()) {
+    const Profile p = load_profile(name, "profiles");
+    std::vector<std::string> ops;
+    for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
+    std::string opsl;
+    for (const auto& o : ops) opsl += (opsl.empty() ? "" : ", ") + o;
+    std::string prov = p.source == "measured" ? p.provenance.value("measured_at", std::string("")) + " " +
+                                                    p.provenance.value("from", std::string(""))
+                                              : "datasheet";
+    list.push_back({{"name", p.name}, {"device", p.device}, {"kind", p.kind}, {"source", p.source}, {"ops", ops},
+                    {"provenance", p.provenance}});
+    t.rows.push_back({p.name, p.device, p.source, opsl.empty() ? "-" : opsl, prov});
+  }
+  if (format == Format::json) {
+    out << json_text(nlohmann::json{{"schema_version", "1.0"}, {"profiles", list}}, 2) << "\n";
+    return kExitOk;
+  }
+  Report r;
+  r.tables.push_back(t);
+  r.notes.push_back("Datasheet profiles predict with the uncalibrated roofline; measured ones with a fitted model.");
+  render(r, Format::table, out);
+  return kExitOk;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,408 @@
+// `mhacfg calibrate`, `bench`, `predict` and `validate`: the calibration loop.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "mhacfg/configurator/calibrate/device_bench.hpp"
+#include "mhacfg/configurator/calibrate/calibration.hpp"
+#include "mhacfg/configurator/calibrate/calibration_grid.hpp"
+#include "mhacfg/configurator/cli/cli_options.hpp"
+#include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/fit.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
+// 8.5 % (median over decode shapes) against 2.3 % with one, too much noise for a 5 % model.
+kernels::BenchOptions bench_options(const ParsedArgs& a) {
+  kernels::BenchOptions o;
+  o.threads = 1;
+  auto bounded = [&](const char* key, std::int64_t most) -> std::optional<int> {
+    const auto v = a.opt_int(key);
+    if (v && *v > most) throw InputError(std::string("--") + key, std::to_string(*v), "must be at most " + std::to_string(most));
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  if (auto v = bounded("threads", 1024)) o.threads = *v;
+  if (auto v = bounded("repetitions", 1000)) o.repetitions = *v;
+  if (auto v = a.opt_str("min-time")) o.min_time_s = parse_double("--min-time", *v, 0.0, 60.0);
+  return o;
+}
+
+// Progress on stderr, only when it is a terminal.
+struct Progress {
+  bool on = ::isatty(2) != 0;
+  void step(std::size_t i, std::size_t n, const std::string& what) const {
+    if (on) std::cerr << "\r[" << i << "/" << n << "] " << what << "\033[K" << std::flush;
+  }
+  void done() const {
+    if (on) std::cerr << "\r\033[K" << std::flush;
+  }
+};
+
+std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
+
+// Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
+// time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
+// event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
+std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
+                                               const std::string& name, const kernels::BenchOptions& o) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::string why = unsupported_reason(d, in[i]);
+    if (!why.empty())
+      throw InputError(in[i].where.empty() ? where(name, i) : in[i].where, json_value_text(in[i].json),
+                       "no " + d.label + " kernel supports it: " + why);
+  }
+  const Progress progress;
+  const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
+    progress.step(done + 1, total, in[i].op_class());
+  };
+  std::vector<kernels::Measurement> ms;
+  if (d.cuda) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      step(i, in.size(), i);
+      ms.push_back(measure(d, in[i], o));
+    }
+  } else {
+    ms = kernels::measure_cpu_rounds(in, o, step);
+  }
+  progress.done();
+  std::vector<MeasurementRecord> out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const kernels::Measurement& m = ms[i];
+    MeasurementRecord r = in[i];
+    r.time_ms = m.time_ms;
+    r.backend = m.backend;
+    r.device = m.device;
+    nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
+    j["time_ms"] = m.time_ms;
+    j["time_statistic"] = m.statistic;
+    j["time_median_ms"] = m.median_ms;
+    j["time_spread"] = m.spread;
+    j["repetitions"] = m.repetitions;
+    j["calls"] = m.calls;
+    j["backend"] = r.backend;
+    j["device"] = r.device;
+    if (!d.cuda) j["threads"] = o.threads;
+    r.json = std::move(j);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// A base profile lends its spec, kernel list and name; a calibration it carries (fits, validation,
+// measured ceilings) described other timings and is dropped before the new one is fitted.
+void forget_calibration(Profile& p) {
+  p.ops.clear();
+  p.validation.clear();
+  p.measured = nlohmann::json::object();
+  p.source = "datasheet";
+}
+
+void add_validation(Profile& p, const std::vector<MeasurementRecord>& holdout, const std::string& what) {
+  const Predictor pred(p);
+  for (const auto& e : validate_records(pred, holdout))
+    if (e.op_class == "all") p.validation.push_back({e.records, e.median_ape, e.p90_ape, what});
+}
+
+const std::vector<Format> kSummaryFormats = {Format::table, Format::json};
+
+void print_summary(const Profile& p, const std::string& path, Format format, std::ostream& out,
+                   const std::vector<std::string>& extra_notes) {
+  Report r = profile_summary_report(p, path);
+  for (const auto& n : extra_notes) r.notes.push_back(n);
+  render(r, format, out);
+}
+
+std::vector<nlohmann::json> json_lines(const std::vector<MeasurementRecord>& rs) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : rs) out.push_back(r.json);
+  return out;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
+  po::options_description d("mhacfg bench: measure records with the project's kernels");
+  d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
+      ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
+      ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
+      ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
+      ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
+      ("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("bench", d, args);
+  if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
+  const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
+  const std::string in = a.str("in");
+  kernels::BenchOptions o = bench_options(a);
+  o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
+  if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
+  const auto measured = measure_records(dev, read_records(in), in, o);
+  if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
+  else for (const auto& r : measured) out << json_text(r.json) << "\n";
+  return kExitOk;
+}
+
+int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
+  po::options_description d("mhacfg calibrate: fit a device profile from kernel timings");
+  d.add_options()("device", po::value<std::string>(), "measure this machine: cpu, cuda or cuda:N")
+      ("from", po::value<std::string>(), "fit imported measurement records (JSON Lines) instead")
+      ("attention-backend", po::value<std::string>(), "with --from: attention records of these backends (comma list); gemm always")
+      ("base", po::value<std::string>(), "with --from: profile giving the device's spec (default: from the records' device)")
+      ("quick", "with --device: the short grid (within 60 s on 2 cores)")
+      ("holdout", po::value<std::vector<std::string>>()->composing(),
+       "records to validate on: measured with --device, timed with --from (repeat it: each file is validated on its own)")
+      ("save-measurements", po::value<std::string>(), "with --device: write the measured grid (JSON Lines)")
+      ("save-holdout", po::value<std::string>(), "with --device --holdout: write the measured held-out shapes (every file's, in order)")
+      ("name", po::value<std::string>(), "profile name (default: <device>-measured)")
+      ("out", po::value<std::string>(), "profile JSON to write")
+      ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
+      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; more for unsettled shapes within the time budget)")
+      ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005)");
+  add_format_option(d, kSummaryFormats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("calibrate", d, args);
+  const Format format = read_format(a, kSummaryFormats);
+  if (!a.has("out")) throw InputError("--out", "(missing)", "calibrate needs --out PROFILE.json");
+  if (a.has("device") == a.has("from")) throw InputError("--device", "(or --from)", "give exactly one of --device and --from");
+  const std::string path = a.str("out");
+  // Flags of the other mode would be ignored: refuse them.
+  const bool from_records = a.has("from");
+  const std::vector<std::string> other_mode =
+      from_records ? std::vector<std::string>{"quick", "save-measurements", "save-holdout", "threads", "repetitions", "min-time"}
+                   : std::vector<std::string>{"attention-backend", "base"};
+  for (const std::string& key : other_mode)
+    if (a.has(key))
+      throw InputError("--" + key, from_records ? "(with --from)" : "(with --device)",
+                       std::string("only used with ") + (from_records ? "--device" : "--from"));
+  if (auto name = a.opt_str("name"); name && (name->empty() || escaped(*name) != *name))
+    throw InputError("--name", name->empty() ? "(empty)" : *name, "a profile name is one line of printable text");
+  // Every output path checked before minutes of measuring.
+  check_output_path(path, "--out");
+  for (const char* key : {"save-measurements", "save-holdout"})
+    if (auto s = a.opt_str(key)) check_output_path(*s, std::string("--") + key);
+  Profile p;
+  std::vector<std::string> notes;
+  if (auto from = a.opt_str("from")) {
+    const auto all = read_records(*from, "--from");
+    const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+    check_backends(all, backends);
+    const auto records = select_records(all, backends, &notes);
+    std::string base = a.opt_str("base").value_or("");
+    if (base.empty()) base = profile_for_device(records.front().device);
+    if (base.empty())
+      throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
+                                                  "\"; give --base with a profile for its memory and ceilings");
+    p = load_profile(base, "--base");
+    forget_calibration(p);
+    p.name = a.opt_str("name").value_or(p.name + "-measured");
+    p.provenance = {{"source", "measured"}, {"from", *from}, {"attention_backends", backends},
+                    {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
+                    {"records", records.size()}, {"device", records.front().device}};
+    if (!notes.empty()) p.provenance["backend_notes"] = notes;
+    fit_profile(p, records);
+    for (const std::string& h : a.list("holdout"))
+      add_validation(p, select_records(read_records(h, "--holdout"), backends), "held-out records in " + h);
+  } else {
+    const DeviceChoice dev = parse_device(a.str("device"));
+    const bool quick = a.has("quick");
+    kernels::BenchOptions o = bench_options(a);
+    // 15 interleaved rounds (a round of the quick grid and held-out shapes takes ~1 s), then more for
+    // the shapes whose fastest rounds disagree, within the time budget: 60 s in all for --quick, 5
+    // minutes for the full grid. Many short rounds spread each shape's calls over the whole run,
+    // past slow phases of a shared machine that last seconds.
+    o.budget_s = quick ? 38 : 200;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<std::string> holdout_files = a.list("holdout");
+    std::vector<MeasurementRecord> holdout_in;
+    std::vector<std::size_t> holdout_ends;  // one past each file's last record in holdout_in
+    for (const std::string& h : holdout_files) {  // read (and checked) before anything is measured
+      const auto rs = read_records(h, "--holdout");
+      holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
+      holdout_ends.push_back(holdout_in.size());
+    }
+    // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
+    // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
+    // are measured in the same interleaved rounds as the grid, so both see the same machine.
+    const kernels::Ceilings before = measure_ceilings(dev, o);
+    const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
+    const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
+    // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
+    // different phase of the round), the two large speed checks last (their 1 GiB buffers would
+    // otherwise change the memory the next shapes get).
+    std::vector<MeasurementRecord> all;
+    std::vector<int> role;  // 0 grid, 1 held out, 2 speed check
+    for (std::size_t i = 0, h = 0; i < grid.size(); ++i) {
+      all.push_back(grid[i]);
+      role.push_back(0);
+      while (h < holdout_in.size() && (h + 1) * grid.size() <= (i + 1) * holdout_in.size()) {
+        all.push_back(holdout_in[h++]);
+        role.push_back(1);
+      }
+    }
+    all.push_back(speed_check_prefill(gd));
+    all.push_back(speed_check_decode(gd));
+    role.insert(role.end(), {2, 2});
+    const auto timed = measure_records(dev, all, "grid", o);
+    const kernels::Ceilings after = measure_ceilings(dev, o);
+    kernels::Ceilings ceil = before;
+    ceil.gemm_flop_per_s = std::max(before.gemm_flop_per_s, after.gemm_flop_per_s);
+    ceil.read_bytes_per_s = std::max(before.read_bytes_per_s, after.read_bytes_per_s);
+    std::vector<MeasurementRecord> measured, held, checks;
+    for (std::size_t i = 0; i < timed.size(); ++i) (role[i] == 0 ? measured : role[i] == 1 ? held : checks).push_back(timed[i]);
+    const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
+    const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
+    const std::string name = device_name(dev);
+    // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
+    // replace profiles/<name>.json); the measured ceilings are recorded beside it. A CPU's spec is
+    // what was measured here.
+    const std::string base = dev.cuda ? profile_for_device(name) : "";
+    if (!base.empty()) {
+      p = load_profile(base, "--device");
+      forget_calibration(p);
+    } else {
+      p.kind = dev.cuda ? "gpu" : "cpu";
+      p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
+      p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
+      p.spec.compute_units = dev.cuda ? 0 : o.threads;
+      p.spec.memory_bytes = device_memory_bytes(dev);
+    }
+    p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
+    p.device = name;
+    p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
+                    {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
+                    {"records", measured.size()}, {"repetitions", o.repetitions}};
+    if (!dev.cuda) p.provenance["threads"] = o.threads;
+    if (dev.cuda) {
+      p.provenance["repetitions"] = kernels::kCudaWorkloads;  // fresh allocations per record
+      p.provenance["timing"] = "CUDA events; L2 flushed (256 MiB written) before each call; median of >= 20 calls on each of " +
+                               std::to_string(kernels::kCudaWorkloads) + " fresh allocations of the inputs, then the median of those";
+    }
+    fit_profile(p, measured);
+    p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
+                       {"read_bytes_per_s", ceil.read_bytes_per_s},
+                       {"prefill_attention_flop_per_s", prefill_flops},
+                       {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
+                       {"prefill_shape", checks[0].json},
+                       {"decode_kv_bytes_per_s", decode_bw},
+                       {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
+                       {"decode_shape", checks[1].json}});
+    if (!held.empty()) {
+      for (std::size_t f = 0, begin = 0; f < holdout_files.size(); begin = holdout_ends[f++])
+        add_validation(p, {held.begin() + std::ptrdiff_t(begin), held.begin() + std::ptrdiff_t(holdout_ends[f])},
+                       "held-out shapes in " + holdout_files[f] + ", measured in the same rounds as the grid");
+      if (auto hs = a.opt_str("save-holdout")) write_records(*hs, json_lines(held));
+    }
+    if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    p.provenance["seconds"] = seconds;
+    notes.push_back("Ceilings with " + (dev.cuda ? std::string("the GPU") : std::to_string(o.threads) + " threads") +
+                    ": GEMM " + fmt_si(ceil.gemm_flop_per_s, "FLOP/s") + ", read bandwidth " +
+                    fmt_si(ceil.read_bytes_per_s, "B/s") + ".");
+    notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
+                    fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
+                    fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
+                    " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
+                    " of KV).");
+    notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
+  }
+  // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).
+  const nlohmann::json written = profile_to_json(p);
+  try {
+    (void)profile_from_json(written, path);
+  } catch (const InputError& e) {
+    throw InputError(std::string("calibrate: the fitted profile would not load back, nothing written: ") + e.what());
+  }
+  write_file_atomic(path, json_text(written, 2) + "\n");
+  print_summary(p, path, format, out, notes);
+  (void)err;
+  return kExitOk;
+}
+
+int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
+  po::options_description d("mhacfg predict: add predicted_ms to each record");
+  d.add_options()("profile", po::value<std::string>(), "profile name or file")
+      ("in", po::value<std::string>(), "records (JSON Lines)")
+      ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
+      ("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("predict", d, args);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
+  if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
+  const Profile p = load_profile(a.str("profile"), "--profile");
+  const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
+  if (auto path = a.opt_str("out")) write_records(*path, lines);
+  else for (const auto& j : lines) out << json_text(j) << "\n";
+  return kExitOk;
+}
+
+int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json, Format::csv, Format::markdown};
+  po::options_description d("mhacfg validate: median and p90 absolute percentage error per op class");
+  d.add_options()("profile", po::value<std::string>(), "profile name or file")
+      ("in", po::value<std::string>(), "measured records (JSON Lines)")
+      ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("validate", d, args);
+  const Format format = read_format(a, formats);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
+  if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
+  const Profile p = load_profile(a.str("profile"), "--profile");
+  std::vector<std::string> notes;
+  const auto all = read_records(a.str("in"));
+  const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+  check_backends(all, backends);
+  const auto records = select_records(all, backends, &notes);
+  Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
+  for (const auto& n : notes) report.notes.push_back(n);
+  render(report, format, out);
+  return kExitOk;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,60 @@
+// `mhacfg compare A B ...`.
+#include <ostream>
+
+#include "mhacfg/configurator/cli/cli_options.hpp"
+#include "mhacfg/configurator/cli/model_argument.hpp"
+#include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/report/compare.hpp"
+#include "mhacfg/configurator/report/html.hpp"
+#include "mhacfg/configurator/report/plots.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+
+namespace mhacfg {
+
+int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
+  const std::vector<Format> formats = {Format::table, Format::json, Format::markdown, Format::csv, Format::html};
+  po::options_description d(
+      "mhacfg compare A B ...: models side by side; each is a preset, a config.json path, or key=value flags\n"
+      "(e.g. model=llama-3-8b,kv-heads=4 or d-model=4096,layers=32,heads=32,kv-heads=8)");
+  add_workload_options(d, Workload{});
+  d.add_options()("target", po::value<std::string>(), "device profile name or file (default h100-sxm)")
+      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  // The models are positional: an option only the parser sees, not listed by --help.
+  po::options_description all;
+  all.add(d).add_options()("models", po::value<std::vector<std::string>>(), "models to compare");
+  po::positional_options_description pos;
+  pos.add("models", -1);
+  const ParsedArgs a("compare", all, args, &pos);
+  const Format format = read_format(a, formats);
+  CompareOptions o;
+  o.models = a.list("models");
+  if (o.models.size() < 2)
+    throw InputError("compare", std::to_string(o.models.size()) + " model(s)", "needs at least two models to compare");
+  o.workload = read_workload(a, Workload{});
+  validate(o.workload);
+  if (auto t = a.opt_str("target")) o.target = *t;
+  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  std::vector<ModelSpec> models;
+  for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
+  const Profile p = load_profile(o.target, "--target");
+  const Report r = compare_report(o, models, p);
+  auto make = [&] {
+    std::vector<PlotModel> pm;
+    for (std::size_t i = 0; i < models.size(); ++i) pm.push_back({o.models[i], models[i], i == 0});
+    return std::vector<SvgPlot>{kv_vs_context_plot(pm, o.workload, p, o.memory_fraction),
+                                decode_vs_batch_plot(pm, o.workload, p, o.memory_fraction),
+                                pareto_plot(pm, o.workload, p), roofline_plot(p, pm, o.workload)};
+  };
+  emit(r, format, read_out_dir(a), make, out);
+  return kExitOk;
+}
+
+}  // namespace mhacfg

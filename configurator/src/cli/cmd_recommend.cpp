@@ -1,0 +1,120 @@
+// `mhacfg recommend`.
+#include <ostream>
+#include <sstream>
+
+#include "mhacfg/configurator/cli/cli_options.hpp"
+#include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/report/html.hpp"
+#include "mhacfg/configurator/report/plots.hpp"
+#include "mhacfg/configurator/inputs/presets.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/configurator/search/design.hpp"
+#include "mhacfg/configurator/search/recommend.hpp"
+#include "mhacfg/configurator/report/recommend_report.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/hf_config.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+std::vector<AttentionVariant> parse_variants(const std::string& text) {
+  std::vector<AttentionVariant> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(parse_variant(item, "--variants"));
+  if (out.empty()) throw InputError("--variants", "\"" + text + "\"", "name at least one of mha, gqa, mqa, mla");
+  return out;
+}
+
+}  // namespace
+
+int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
+  const RecommendOptions defaults;
+  const std::vector<Format> formats = {Format::table, Format::json, Format::markdown, Format::csv, Format::html};
+  po::options_description d(
+      "mhacfg recommend: query heads, KV heads, head_dim and projection for a budget, a context and a target");
+  d.add_options()
+      ("hf-config", po::value<std::string>(), "a model's config.json: search its attention, keep the rest (d_model, layers, vocabulary, FFN or experts, norms, windows)")
+      ("model", po::value<std::string>(), "a shipped preset to search the attention of, as --hf-config")
+      ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers; with a model: its parameters)")
+      ("d-model", po::value<std::string>(), "hidden size (with --layers)")
+      ("layers", po::value<std::string>(), "layers (with --d-model)")
+      ("seq", po::value<std::string>(), ("context length to serve (default " + std::to_string(defaults.seq) + ")").c_str())
+      ("target", po::value<std::string>(), ("device profile name or file (default " + defaults.target + ")").c_str())
+      ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits)")
+      ("tp", po::value<std::string>(), "tensor-parallel degree (default 1)")
+      ("kv-dtype", po::value<std::string>(), "KV-cache dtype (default bf16)")
+      ("weight-dtype", po::value<std::string>(), "weights dtype (default bf16)")
+      ("state-dtype", po::value<std::string>(), "linear-attention state dtype, of a hybrid model (default bf16)")
+      ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
+      ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
+      ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
+      ("sliding-window", po::value<std::string>(), "a window of W tokens on every softmax layer (0: none; with a model, replaces its windows)")
+      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every softmax layer (0: none)")
+      ("global-every", po::value<std::string>(), "with a window or chunks: every N-th softmax layer attends to everything (Gemma 3: 6)")
+      ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
+      ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
+      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
+      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)")
+      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+  add_format_option(d, formats);
+  d.add_options()("help,h", "this help");
+  if (wants_help(args)) {
+    out << d << "\n";
+    return kExitOk;
+  }
+  const ParsedArgs a("recommend", d, args);
+  const Format format = read_format(a, formats);
+  RecommendOptions o;
+  if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
+  o.d_model = a.opt_int("d-model");
+  o.layers = a.opt_int("layers");
+  if (auto v = a.opt_int("seq")) o.seq = *v;
+  if (auto v = a.opt_str("target")) o.target = *v;
+  o.batch = a.opt_int("batch");
+  if (auto v = a.opt_int("tp")) o.tp = *v;
+  if (auto v = a.opt_str("kv-dtype")) o.kv_dtype = parse_dtype(*v, "--kv-dtype");
+  if (auto v = a.opt_str("weight-dtype")) o.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("state-dtype")) o.state_dtype = parse_dtype(*v, "--state-dtype");
+  if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
+  if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
+  if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
+  if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
+  o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
+  if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
+  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  if (auto v = a.opt_int("vocab")) o.vocab = *v;
+  const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
+  if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
+  if (hf || preset) {
+    if (auto v = a.opt_str("vocab")) throw InputError("--vocab", *v, "comes from the model given with --hf-config or --model");
+    o.base = hf ? load_hf_config(*hf) : load_model_preset(*preset);
+  }
+  const Profile profile = load_profile(o.target, "--target");
+  const Recommendation r = recommend(o, profile);
+  const Report rep = recommend_report(r);
+  auto make = [&r] {
+    const Recommendation& rec = r;
+    std::vector<PlotModel> models;
+    for (const auto& cand : rec.ranked)
+      models.push_back({"#" + std::to_string(cand.rank) + " " + design_label(cand.spec.attention, LabelStyle::heads),
+                        cand.spec, cand.rank == 1});
+    const RecommendOptions& o = rec.options;
+    Workload w{rec.ranked.empty() ? 1 : rec.ranked.front().batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp, o.state_dtype};
+    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
+                                decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
+                                roofline_plot(rec.profile, models, w)};
+  };
+  emit(rep, format, read_out_dir(a), make, out);
+  if (r.ranked.empty()) {
+    err << "mhacfg: infeasible: no candidate satisfies the constraints";
+    if (r.closest) err << "; closest: " << rep.json["closest"]["design"].get<std::string>() << ": " << r.closest_miss;
+    err << "\n";
+    return kExitInfeasible;
+  }
+  return kExitOk;
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,250 @@
+#include "mhacfg/configurator/common/describe.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "mhacfg/configurator/common/format.hpp"
+#include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/predict.hpp"
+#include "mhacfg/costmodel/profile.hpp"
+
+namespace mhacfg {
+
+namespace {
+// How many layers slide each window size, attend in each chunk size, or attend to everything; those
+// with linear attention alone; those with both side by side (Falcon-H1), whose attention's local spans
+// are counted apart.
+struct LayerPattern {
+  std::map<std::int64_t, std::int64_t> windows, chunks, parallel_local;
+  std::int64_t global = 0, linear = 0, ffn_only = 0, parallel = 0;
+
+  explicit LayerPattern(const ModelSpec& m) {
+    for (const auto& l : m.layers) {
+      if (l.no_mixer) ++ffn_only;
+      else if (l.parallel) {
+        ++parallel;
+        if (l.local_span() > 0) ++parallel_local[l.local_span()];
+      } else if (l.linear) ++linear;
+      else if (l.window > 0) ++windows[l.window];
+      else if (l.chunk > 0) ++chunks[l.chunk];
+      else ++global;
+    }
+  }
+  static std::int64_t layers(const std::map<std::int64_t, std::int64_t>& sizes) {
+    std::int64_t n = 0;
+    for (const auto& [size, count] : sizes) n += count;
+    return n;
+  }
+  static std::vector<std::int64_t> sizes(const std::map<std::int64_t, std::int64_t>& by_size) {
+    std::vector<std::int64_t> v;
+    for (const auto& [size, count] : by_size) v.push_back(size);
+    return v;
+  }
+};
+}  // namespace
+
+nlohmann::json model_json(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  nlohmann::json attn = {{"variant", std::string(to_string(a.variant))},
+                         {"num_q_heads", a.num_q_heads},
+                         {"num_kv_heads", a.num_kv_heads},
+                         {"group_size", a.group_size()},
+                         {"head_dim", a.head_dim},
+                         {"v_head_dim", a.v_head_dim},
+                         {"q_bias", a.q_bias},
+                         {"k_bias", a.k_bias},
+                         {"v_bias", a.v_bias},
+                         {"o_bias", a.o_bias},
+                         {"qk_norm", a.qk_norm},
+                         {"qk_norm_full_width", a.qk_norm && a.qk_norm_full_width},
+                         {"sinks", a.sinks},
+                         {"output_gate", a.output_gate}};
+  if (a.variant == AttentionVariant::mla)
+    attn["mla"] = {{"q_lora_rank", a.mla.q_lora_rank == 0 ? nlohmann::json(nullptr) : nlohmann::json(a.mla.q_lora_rank)},
+                   {"kv_lora_rank", a.mla.kv_lora_rank},
+                   {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
+                   {"rope_head_dim", a.mla.rope_head_dim}};
+  if (a.sparse())
+    attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk},
+                       {"layers", m.num_indexer_layers()}};
+  std::int64_t moe_layers = 0;
+  for (const auto& l : m.layers) moe_layers += l.moe;
+  const LayerPattern pattern(m);
+  nlohmann::json j = {{"name", m.name},
+                      {"family", m.family},
+                      {"d_model", m.d_model},
+                      {"layers", m.num_layers()},
+                      {"vocab_size", m.vocab_size},
+                      {"tie_embeddings", m.tie_embeddings},
+                      {"lm_head_bias", m.lm_head_bias},
+                      {"learned_positions", m.learned_positions},
+                      {"attention", attn},
+                      {"layer_pattern",
+                       {{"full_attention_layers", pattern.global},
+                        {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
+                        {"windows", LayerPattern::sizes(pattern.windows)},
+                        {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
+                        {"chunks", LayerPattern::sizes(pattern.chunks)},
+                        {"linear_attention_layers", pattern.linear},
+                        {"parallel_layers", pattern.parallel},
+                        {"ffn_only_layers", pattern.ffn_only}}},
+                      {"ffn",
+                       {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
+                      {"norm",
+                       {{"kind", std::string(to_string(m.norm.kind))},
+                        {"per_layer", m.norm.per_layer},
+                        {"final_norm", m.norm.final_norm}}}};
+  if (moe_layers > 0)
+    j["moe"] = {{"moe_layers", moe_layers},
+                {"num_routed_experts", m.moe.num_routed_experts},
+                {"num_shared_experts", m.moe.num_shared_experts},
+                {"expert_ffn_dim", m.moe.expert_ffn_dim},
+                {"shared_ffn_dim", shared_ffn_width(m.moe)},
+                {"shared_gate", m.moe.shared_gate},
+                {"top_k", m.moe.top_k},
+                {"router_bias", m.moe.router_bias}};
+  if (m.num_linear_layers() > 0) {
+    const LinearAttentionSpec& la = m.linear;
+    if (la.kind == LinearKind::short_conv)  // channels, no heads or recurrent state
+      j["linear_attention"] = {{"kind", "short_conv"}, {"channels", la.value_dim()}, {"conv_kernel", la.conv_kernel}};
+    else
+      j["linear_attention"] = {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
+                               {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
+                               {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
+  }
+  if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
+  const VisionSpec& v = m.extra.vision;
+  if (v.hidden > 0) {
+    nlohmann::json& vj = j["extra"]["vision"];
+    vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
+          {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
+          {"patch_size", v.patch_size}};
+    if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
+    if (v.kind == VisionKind::llama4) {
+      vj["projector_input_dim"] = v.projector_input_dim;
+      vj["projector_output_dim"] = v.projector_output_dim;
+      vj["vision_output_dim"] = v.output_dim;
+    }
+  }
+  return j;
+}
+
+std::string linear_kind_text(LinearKind k) {
+  switch (k) {
+    case LinearKind::mamba2: return "Mamba2";
+    case LinearKind::kda: return "KDA";
+    case LinearKind::short_conv: return "short convolution";
+    case LinearKind::gated_deltanet: break;
+  }
+  return "Gated DeltaNet";
+}
+
+std::string sparse_attention_note(const ModelSpec& m, const Profile& profile) {
+  const IndexerSpec& x = m.attention.indexer;
+  const bool fitted = profile.ops.count("indexer/prefill") > 0 && profile.ops.count("indexer/decode") > 0;
+  // Predictor::indexer asks for the fp8 peak; a profile without one falls back to its bf16 (or lowest) peak.
+  const std::string peak = profile.spec.peak_flop_per_s.count("fp8") ? "fp8 peak" : "peak (the profile lists no fp8 peak)";
+  return "Sparse attention (" + m.name + "): each query attends to the indexer's top " + std::to_string(x.topk) +
+         " keys, costed as that many keys read (gathered as fast as contiguous ones); the indexer scores every cached key "
+         "with " + std::to_string(x.num_heads) + " heads of " + std::to_string(x.head_dim) +
+         (fitted ? ", from " + profile.name + "'s fit of it."
+                 : ", predicted by the roofline of its FLOPs at the " + peak + " and its bytes: " + profile.name +
+                       " has no fit of it (mhacfg's CPU indexer kernel measures it, calibrate --device cpu; there is no CUDA "
+                       "kernel for it yet).");
+}
+
+std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
+  const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
+  const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own
+  const std::string suffix = kda ? "/kda" : "";
+  const bool prefill = profile.ops.count("linear_attention/prefill" + suffix) > 0;
+  const bool decode = profile.ops.count("linear_attention/decode" + suffix) > 0;
+  if (prefill && decode)
+    return core + "is calibrated: " + profile.name + " fits " + (kda ? "KDA timings" : "mhacfg's linear-attention kernel") +
+           " (linear_attention/prefill" + suffix + " and /decode" + suffix + ").";
+  const std::string rest =
+      "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
+  if (prefill || decode) {
+    const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
+    return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +
+           "'s ceilings in " + missing + rest;
+  }
+  if (m.linear.kind == LinearKind::short_conv)
+    return "The short convolution layers' core (a depthwise convolution of " + std::to_string(m.linear.conv_kernel) +
+           " taps; the gating products are elementwise) is the roofline of " + profile.name +
+           "'s ceilings: no kernel of mhacfg's runs it and no profile fits it" + rest;
+  if (kda)
+    return core + "is the roofline of " + profile.name +
+           "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel of it; the CUDA "
+           "kernel does not run KDA; calibrate --from fits imported timings, records of kind kda)" + rest;
+  return core + "is the roofline of " + profile.name +
+         "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
+         "imported timings)" + rest;
+}
+
+std::string layer_pattern_text(const ModelSpec& m) {
+  const LayerPattern p(m);
+  const std::string count = std::to_string(m.num_layers()) + " layers";
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0) return count;
+  std::string parts;
+  auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
+  if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
+  if (p.parallel > 0) {
+    std::string local;
+    for (const auto& [span, n] : p.parallel_local) local += ", " + std::to_string(n) + " local over " + std::to_string(span) + " tokens";
+    part(std::to_string(p.parallel) + " " + linear_kind_text(m.linear.kind) + " beside attention" +
+         (local.empty() ? "" : " (" + local.substr(2) + ")"));
+  }
+  for (const auto& [w, n] : p.windows) part(std::to_string(n) + " with " + std::to_string(w) + "-token windows");
+  for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
+  if (p.global > 0) part(std::to_string(p.global) + " global");
+  if (p.ffn_only > 0) part(std::to_string(p.ffn_only) + " FFN only");
+  return count + " (" + parts + ")";
+}
+
+nlohmann::json workload_json(const Workload& w) {
+  return {{"batch", w.batch},
+          {"prompt_len", w.prompt_len},
+          {"context", w.context},
+          {"kv_dtype", std::string(to_string(w.kv_dtype))},
+          {"weight_dtype", std::string(to_string(w.weight_dtype))},
+          {"tp", w.tp},
+          {"state_dtype", std::string(to_string(w.state_dtype))}};
+}
+
+namespace {
+nlohmann::json breakdown_json(const FlopBreakdown& f) {
+  return {{"projections", f.projections}, {"attention_core", f.attention_core}, {"ffn", f.ffn},
+          {"lm_head", f.lm_head}, {"total", f.total}};
+}
+}  // namespace
+
+nlohmann::json counts_json(const ModelCounts& c) {
+  const ParamCounts& p = c.params;
+  const KvCacheCounts& kv = c.kv_cache;
+  return {
+      {"params",
+       {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
+        {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"replicated", p.replicated}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
+        {"active", p.active}, {"mtp", p.mtp}, {"vision", p.vision}, {"linear_attention", p.linear_attention},
+        {"linear_attention_per_layer", p.linear_attention_per_layer}}},
+      {"kv_cache",
+       {{"dtype", std::string(to_string(kv.dtype))}, {"bytes_per_token", kv.bytes_per_token},
+        {"bytes_per_token_per_layer", kv.bytes_per_token_per_layer},
+        {"indexer_bytes_per_token_per_layer", kv.indexer_bytes_per_token_per_layer},
+        {"bytes_per_token_beyond_window", kv.bytes_per_token_beyond_window}, {"layer_tokens", kv.layer_tokens},
+        {"bytes_total", kv.bytes_total}, {"kv_heads_per_gpu", kv.kv_heads_per_gpu}, {"replication", kv.replication},
+        {"bytes_per_gpu", kv.bytes_per_gpu}, {"state_dtype", std::string(to_string(kv.state_dtype))},
+        {"state_bytes_per_layer", kv.state_bytes_per_layer}, {"state_bytes_per_sequence", kv.state_bytes_per_sequence}}},
+      {"flops",
+       {{"prefill", c.flops.prefill.total}, {"decode_per_token", c.flops.decode_per_token.total},
+        {"decode_step", c.flops.decode_step}, {"prefill_breakdown", breakdown_json(c.flops.prefill)},
+        {"decode_per_token_breakdown", breakdown_json(c.flops.decode_per_token)}}},
+      {"bytes",
+       {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},
+        {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written}, {"state", c.bytes.state},
+        {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
+}
+
+}  // namespace mhacfg

@@ -1,0 +1,32 @@
+#include "mhacfg/configurator/search/design.hpp"
+
+namespace mhacfg {
+
+std::string design_label(const AttentionSpec& a, LabelStyle style) {
+  const std::string q = std::to_string(a.num_q_heads), kv = std::to_string(a.num_kv_heads);
+  const std::string d = std::to_string(a.head_dim), topk = std::to_string(a.indexer.topk);
+  const std::string variant(to_string(a.variant));
+  const bool mla = a.variant == AttentionVariant::mla;
+  const std::string latent = std::to_string(a.mla.kv_lora_rank) + "+" + std::to_string(a.mla.rope_head_dim);
+  switch (style) {
+    case LabelStyle::full: {
+      const std::string sparse = a.sparse() ? " sparse top " + topk : "";
+      if (mla)
+        return variant + " " + q + "q/latent " + latent + " x " + d + "/" + std::to_string(a.v_head_dim) +
+               (a.mla.q_lora_rank ? " q_lora " + std::to_string(a.mla.q_lora_rank) : "") + sparse;
+      return variant + " " + q + "q/" + kv + "kv x " + d + sparse;
+    }
+    case LabelStyle::table: {
+      const std::string sparse = a.sparse() ? " top" + topk : "";
+      if (mla)
+        return "mla " + q + "q latent " + latent + (a.mla.q_lora_rank ? " qL" + std::to_string(a.mla.q_lora_rank) : "") +
+               sparse;
+      return variant + " " + q + "/" + kv + sparse;
+    }
+    case LabelStyle::heads: return variant + " " + q + "/" + kv + " x " + d;
+    case LabelStyle::shape: return q + "/" + kv + " x " + d;
+  }
+  return "";  // not reached: every style returns above
+}
+
+}  // namespace mhacfg

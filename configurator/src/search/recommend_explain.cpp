@@ -1,0 +1,234 @@
+// The recommender's explanations: rationale sentences with numbers, the Pareto frontier and the
+// notable alternatives it rejected.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "mhacfg/configurator/common/describe.hpp"
+#include "recommend_internal.hpp"
+
+namespace mhacfg {
+
+double objective_value(const Candidate& c, Objective o) {
+  switch (o) {
+    case Objective::throughput: return 1.0 / c.at_batch.tokens_per_s;
+    case Objective::latency: return c.single.decode_step_ms + 1e-6 * c.single.prefill_ms;
+    case Objective::memory: return double(c.counts.kv_cache.bytes_per_token) * (1.0 + 1e-9 * c.single.decode_step_ms);
+    case Objective::balanced: return 0;  // computed relative to the field, below
+  }
+  return 0;
+}
+
+namespace {
+
+std::string pct(double ratio) {  // +12 % / -8 % / 0.0 % (never "-0.0 %")
+  const double p = (ratio - 1.0) * 100.0;
+  const int decimals = std::fabs(p) < 10 ? 1 : 0;
+  const std::string text = fmt_fixed(p, decimals);
+  if (std::stod(text) == 0) return fmt_fixed(0.0, decimals) + " %";
+  return (p > 0 ? "+" : "") + text + " %";
+}
+
+std::string times_x(double ratio) { return fmt_fixed(ratio, ratio < 10 ? 2 : 1) + "x"; }
+
+// "8.00x less KV per token" against a design holding `other` bytes per token; "2.00x more" when it holds less.
+std::string kv_against(double other, double mine) {
+  if (other == mine) return "the same KV per token";
+  return other > mine ? times_x(other / mine) + " less KV per token" : times_x(mine / other) + " more KV per token";
+}
+
+std::string basis(const Recommendation& r, const Candidate& c) {
+  std::string b = time_basis(c.at_batch, c.single);
+  if (c.at_batch.extrapolated || c.single.extrapolated) b += ", extrapolated";
+  return b + " on " + r.profile.name;
+}
+
+const Candidate* find_design(const std::vector<Candidate>& cs, AttentionVariant v, std::int64_t nq, std::int64_t nkv,
+                             std::int64_t hd, std::int64_t topk) {
+  for (const auto& c : cs) {
+    const AttentionSpec& a = c.spec.attention;
+    if (a.variant == v && a.num_q_heads == nq && a.num_kv_heads == nkv && a.head_dim == hd && a.indexer.topk == topk) return &c;
+  }
+  return nullptr;
+}
+
+// The same attention without (or with) the indexer: a sparse candidate's dense twin.
+const Candidate* find_twin(const std::vector<Candidate>& cs, const AttentionSpec& a, std::int64_t topk) {
+  for (const auto& c : cs) {
+    AttentionSpec b = c.spec.attention;
+    if (b.indexer.topk != topk) continue;
+    b.indexer = a.indexer;
+    if (b.variant == a.variant && b.num_q_heads == a.num_q_heads && b.num_kv_heads == a.num_kv_heads &&
+        b.head_dim == a.head_dim && b.v_head_dim == a.v_head_dim && b.mla.kv_lora_rank == a.mla.kv_lora_rank &&
+        b.mla.q_lora_rank == a.mla.q_lora_rank)
+      return &c;
+  }
+  return nullptr;
+}
+
+bool same_ffn(const ModelSpec& a, const ModelSpec& b) {
+  return a.ffn.ffn_dim == b.ffn.ffn_dim && a.moe.expert_ffn_dim == b.moe.expert_ffn_dim;
+}
+
+void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, Candidate& c) {
+  // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
+  const RecommendOptions& o = r.options;
+  const AttentionSpec& a = c.spec.attention;
+  const KvCacheCounts& kv = c.counts.kv_cache;
+  std::vector<std::string>& out = c.rationale;
+  // Windows and chunks cap what a sequence holds in their layers: say so where the model has them.
+  // A hybrid model's linear-attention layers hold a fixed state instead: say how much of the sequence's share it is.
+  const bool local = std::any_of(c.spec.layers.begin(), c.spec.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
+  const std::string state =
+      kv.state_bytes_per_sequence > 0
+          ? " (" +
+                fmt_bytes(double(dtype_bytes(kv.state_dtype, linear_attention_state_elements_per_gpu(c.spec, o.tp), "state bytes")) *
+                          double(c.spec.num_linear_layers())) +
+                " of it linear-attention state, " +
+                std::string(to_string(kv.state_dtype)) + ")"
+          : "";
+  out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.kv_dtype)) +
+                ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.seq) +
+                "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
+                " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
+                fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
+                (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".");
+  out.push_back("Decode step " + fmt_ms(c.at_batch.decode_step_ms) + " at batch " + std::to_string(c.batch) + " = " +
+                fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s (attention " + fmt_ms(c.at_batch.decode_attention_ms) +
+                "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.seq) +
+                " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").");
+  if (a.variant != AttentionVariant::mha && a.variant != AttentionVariant::mla) {
+    const std::int64_t nq = a.num_q_heads;
+    if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim, a.indexer.topk))
+      out.push_back("Against MHA with the same " + std::to_string(nq) + " heads of " + std::to_string(a.head_dim) + ": " +
+                    kv_against(double(mha->counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
+                    " the batch, " + pct(c.at_batch.tokens_per_s / mha->at_batch.tokens_per_s) + " tokens/s.");
+  }
+  if (r.base_design && r.base_design->at_batch.tokens_per_s > 0 && !same_attention(a, r.base_design->spec.attention)) {
+    const Candidate& own = *r.base_design;
+    out.push_back("Against " + own.spec.name + "'s own " + design_label(own.spec.attention) + ": " +
+                  kv_against(double(own.counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", batch " + std::to_string(c.batch) + " against " + std::to_string(own.batch) + ", " +
+                  pct(c.at_batch.tokens_per_s / own.at_batch.tokens_per_s) + " tokens/s, " +
+                  pct(c.single.decode_step_ms / own.single.decode_step_ms) + " decode time at batch 1.");
+  }
+  if (o.index_topk > 0 && a.sparse())
+    if (const Candidate* dense = find_twin(feasible, a, 0))
+      out.push_back("Against the same design with dense attention: the indexer's keys add " +
+                    fmt_bytes(double(kv.bytes_per_token - dense->counts.kv_cache.bytes_per_token)) + " per token, batch " +
+                    std::to_string(c.batch) + " against " + std::to_string(dense->batch) + ", " +
+                    pct(c.at_batch.tokens_per_s / dense->at_batch.tokens_per_s) + " tokens/s, " +
+                    pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
+                    fmt_ms(c.single.decode_indexer_ms) + " of it, " +
+                    (c.single.indexer_roofline ? "its roofline: " + r.profile.name + " has no fit of the indexer" : "calibrated") + ").");
+  out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
+  // What it gives up: the leanest KV and the fastest single-stream decode among the feasible.
+  const Candidate* leanest = &feasible.front();
+  const Candidate* fastest = &feasible.front();
+  for (const auto& f : feasible) {
+    if (f.counts.kv_cache.bytes_per_token < leanest->counts.kv_cache.bytes_per_token) leanest = &f;
+    if (f.single.decode_step_ms < fastest->single.decode_step_ms) fastest = &f;
+  }
+  std::vector<std::string> gives;
+  if (leanest->counts.kv_cache.bytes_per_token < kv.bytes_per_token)
+    gives.push_back(design_label(leanest->spec.attention) + " needs " +
+                    times_x(double(kv.bytes_per_token) / double(leanest->counts.kv_cache.bytes_per_token)) +
+                    " less KV per token (quality risk " + std::string(to_string(leanest->risk.level)) + ")");
+  if (fastest->single.decode_step_ms < c.single.decode_step_ms * 0.995)
+    gives.push_back(design_label(fastest->spec.attention) + " decodes a single stream " +
+                    fmt_fixed((c.single.decode_step_ms / fastest->single.decode_step_ms - 1.0) * 100, 1) + " % faster");
+  if (!gives.empty()) {
+    std::string s = "Gives up: ";
+    for (std::size_t i = 0; i < gives.size(); ++i) s += (i ? "; " : "") + gives[i];
+    out.push_back(s + ".");
+  }
+  const ParamCounts& p = c.counts.params;
+  const bool experts = absorbs_in_experts(c.spec);
+  out.push_back(billions(double(p.total)) + " parameters (" + pct(double(p.total) / double(r.shape.budget)) +
+                " against the budget): attention " + billions(double(p.attention)) + ", " +
+                (experts ? "expert FFN width " + std::to_string(c.spec.moe.expert_ffn_dim)
+                         : "FFN width " + std::to_string(c.spec.ffn.ffn_dim)) +
+                (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest."));
+  if (c.replication_bytes > 0)
+    out.push_back("Tensor parallelism " + std::to_string(o.tp) + " replicates each KV head on " +
+                  std::to_string(kv.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) + " extra per GPU at this batch.");
+  for (const auto& pen : c.penalties) out.push_back("Penalty: " + pen + ".");
+}
+
+}  // namespace
+
+void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
+             std::vector<std::pair<Candidate, std::string>>& rejected) {
+  const RecommendOptions& o = r.options;
+  const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(o.top), designs.size());
+  for (std::size_t i = 0; i < top; ++i) {
+    rationale(r, all, designs[i]);
+    r.ranked.push_back(designs[i]);
+  }
+  // Frontier members carry the rank of their design class (variant, head_dim, MLA ranks).
+  for (auto& p : r.pareto)
+    for (const auto& c : designs)
+      if (same_class(c.spec.attention, p.spec.attention)) p.rank = c.rank;
+  std::sort(r.pareto.begin(), r.pareto.end(), [](const Candidate& a, const Candidate& b) {
+    return a.counts.kv_cache.bytes_per_token < b.counts.kv_cache.bytes_per_token;
+  });
+
+  // Notable alternatives, at most one line of each kind per variant: its best design when it missed
+  // the top K, its best design the quality tolerance excluded, its best design when --variants left
+  // it out, and one example of each hard constraint (kernel head_dim, tensor parallelism, memory,
+  // budget) among designs whose query width is d_model.
+  std::set<std::string> seen;
+  for (const auto& c : r.ranked) seen.insert(design_label(c.spec.attention));
+  auto add = [&](const AttentionSpec& a, const std::string& reason) {
+    if (seen.insert(design_label(a)).second) r.rejected.push_back({design_label(a), reason});
+  };
+  auto summary = [](const Candidate& c) {
+    return fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s at batch " + std::to_string(c.batch) + ", " +
+           fmt_bytes(double(c.counts.kv_cache.bytes_per_token)) + "/token KV, risk " + std::string(to_string(c.risk.level));
+  };
+  for (AttentionVariant v : o.variants)
+    for (const auto& c : designs)
+      if (c.spec.attention.variant == v) {
+        if (c.rank > static_cast<std::int64_t>(top))
+          add(c.spec.attention, "best " + std::string(to_string(v)) + " design, ranked " + std::to_string(c.rank) + " of " +
+                                    std::to_string(designs.size()) + " on " + std::string(to_string(o.objective)) + ": " +
+                                    summary(c));
+        break;
+      }
+  std::vector<const std::pair<Candidate, std::string>*> sorted;
+  for (const auto& rj : rejected) sorted.push_back(&rj);
+  // Rejections that got as far as a prediction, best throughput first; the rest keep their order.
+  // Those stopped earlier are taken nearest head_dim 128 first, the most common choice.
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
+    const double ta = a->first.at_batch.tokens_per_s, tb = b->first.at_batch.tokens_per_s;
+    if (ta != tb) return ta > tb;
+    auto off = [](const Candidate& c) { return std::fabs(std::log2(double(c.spec.attention.head_dim) / 128.0)); };
+    return off(a->first) < off(b->first);
+  });
+  std::set<std::string> kinds;
+  for (const auto* rj : sorted) {
+    const Candidate& c = rj->first;
+    const AttentionSpec& a = c.spec.attention;
+    const std::string& why = rj->second;
+    std::string kind;
+    if (why.rfind("quality risk", 0) == 0) kind = "quality " + std::string(to_string(a.variant));
+    else if (why.rfind("not searched", 0) == 0) kind = "variants " + std::string(to_string(a.variant));
+    else if (a.num_q_heads * a.v_head_dim == c.spec.d_model) kind = why.substr(0, why.find(' ', why.find(' ') + 1));
+    else continue;
+    if (!kinds.insert(kind).second) continue;
+    std::string text = why;
+    if (c.at_batch.tokens_per_s > 0 && kind.rfind("variants", 0) != 0) text += " (would serve " + summary(c) + ")";
+    if (kind.rfind("variants", 0) == 0) {
+      if (c.risk.level > max_risk(o.quality)) {
+        kinds.erase(kind);
+        continue;
+      }
+      text += ": would serve " + summary(c);
+      if (a.variant == AttentionVariant::mla)
+        text += " (MLA changes training: decoupled RoPE, latent projections; add mla to --variants)";
+    }
+    add(a, text);
+  }
+}
+
+}  // namespace mhacfg

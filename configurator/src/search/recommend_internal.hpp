@@ -1,0 +1,29 @@
+// Helpers private to the recommender, shared by its search (recommend.cpp), its search space
+// (recommend_space.cpp) and its explanations (recommend_explain.cpp).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mhacfg/configurator/search/recommend.hpp"
+#include "mhacfg/configurator/common/format.hpp"
+#include "mhacfg/configurator/search/design.hpp"
+
+namespace mhacfg {
+
+// The objective's value for one candidate (lower is better); balanced is relative, see score().
+double objective_value(const Candidate& c, Objective o);
+// A Llama-style baseline: MHA with head_dim 128 (64 when 128 does not divide d_model), gated FFN of
+// the Llama width rule, RMSNorm, untied embeddings.
+ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab);
+// Every candidate of the search (recommend_space.cpp): each variant is enumerated; those outside
+// --variants are evaluated only to be reported.
+std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape);
+
+// Writes each ranked design's rationale, ranks the Pareto list and picks the notable rejections.
+// `designs` is the ranked list (one per variant and head_dim), `all` every feasible candidate.
+void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
+             std::vector<std::pair<Candidate, std::string>>& rejected);
+
+}  // namespace mhacfg
