@@ -11,8 +11,8 @@ void search(benchmark::State& state, std::int64_t d, std::int64_t layers, std::i
   mhacfg::RecommendOptions o;
   o.d_model = d;
   o.layers = layers;
-  o.seq = 8192;
-  o.tp = tp;
+  o.workload = o.workload.serving(8192);
+  o.workload.tp = tp;
   o.target = target;
   const mhacfg::Profile p = mhacfg::load_profile(target, "--target");
   std::int64_t evaluated = 0;

@@ -16,7 +16,7 @@ RecommendOptions shape(std::int64_t d, std::int64_t layers, std::int64_t seq) {
   RecommendOptions o;
   o.d_model = d;
   o.layers = layers;
-  o.seq = seq;
+  o.workload = o.workload.serving(seq);
   return o;
 }
 
@@ -34,7 +34,7 @@ TEST_CASE("real designs rank in the top three", "[recommend]") {
   CHECK(top3_has(rec(shape(4096, 32, 8192)), AttentionVariant::gqa, 32, 8, 128));
   // Llama-3-70B served with tp 8: GQA 64/8 x 128.
   RecommendOptions o70 = shape(8192, 80, 8192);
-  o70.tp = 8;
+  o70.workload.tp = 8;
   CHECK(top3_has(rec(o70), AttentionVariant::gqa, 64, 8, 128));
   // GPT-2 small: 12 query heads of 64.
   const Recommendation g = rec(shape(768, 12, 1024));
@@ -47,7 +47,7 @@ TEST_CASE("real designs rank in the top three", "[recommend]") {
 TEST_CASE("a parameter budget derives the shape and holds every candidate to it", "[recommend]") {
   RecommendOptions o;
   o.params = 7'000'000'000;
-  o.seq = 32768;
+  o.workload = o.workload.serving(32768);
   o.target = "h200-sxm";
   const Recommendation r = rec(o);
   CHECK(r.shape.d_model == 4096);
@@ -64,7 +64,7 @@ TEST_CASE("a parameter budget derives the shape and holds every candidate to it"
 
 TEST_CASE("tensor parallelism: heads must divide, KV heads split or replicate", "[recommend][constraints]") {
   RecommendOptions o = shape(3072, 28, 4096);  // Gemma-7B's shape: 48 heads of 64 have divisors like 3 and 6
-  o.tp = 8;
+  o.workload.tp = 8;
   o.quality = QualityTolerance::aggressive;
   o.top = 50;
   const Recommendation r = rec(o);
@@ -113,6 +113,17 @@ TEST_CASE("memory: weights plus KV fit, a given batch is honoured or rejected", 
   CHECK(none.ranked.empty());
   REQUIRE(none.closest.has_value());
   CHECK(none.closest_miss.find("batch 64 needs") != std::string::npos);
+}
+
+TEST_CASE("recommend names the context --context, as analyze and compare do, and keeps --seq", "[recommend][cli]") {
+  const CliResult ctx = run({"recommend", "--d-model", "2048", "--layers", "16", "--context", "16384", "--format", "json"});
+  const CliResult seq = run({"recommend", "--d-model", "2048", "--layers", "16", "--seq", "16384", "--format", "json"});
+  REQUIRE(ctx.code == 0);
+  CHECK(ctx.out == seq.out);
+  CHECK(nlohmann::json::parse(ctx.out)["inputs"]["seq"] == 16384);
+  const CliResult both = run({"recommend", "--d-model", "2048", "--layers", "16", "--context", "8192", "--seq", "4096"});
+  CHECK(both.code == 2);
+  CHECK(both.err == "mhacfg: error: --seq = 4096: is --context's earlier name: give one of them\n");
 }
 
 TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommend][cli]") {
@@ -231,7 +242,7 @@ namespace {
 RecommendOptions of_model(const std::string& fixture, std::int64_t seq) {
   RecommendOptions o;
   o.base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + fixture + ".json");
-  o.seq = seq;
+  o.workload = o.workload.serving(seq);
   o.target = "h200-sxm-cudnn";
   return o;
 }
@@ -302,7 +313,7 @@ TEST_CASE("a MoE model holds the budget with its experts' width, a rejected own 
 
 TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cache per sequence", "[recommend]") {
   RecommendOptions o = of_model("llama-4-scout-17b-16e-instruct", 131072);
-  o.tp = 4;
+  o.workload.tp = 4;
   const Recommendation r = rec(o);
   REQUIRE_FALSE(r.ranked.empty());
   for (const auto& c : r.ranked) {
@@ -326,7 +337,7 @@ TEST_CASE("windows asked for by flags: every candidate and a model's own design 
   // (5 x 32768 + 27 x 1024) / (32 x 32768) of the full cache, and more sequences fit.
   RecommendOptions o;
   o.params = 7'000'000'000;
-  o.seq = 32768;
+  o.workload = o.workload.serving(32768);
   o.target = "h200-sxm-cudnn";
   o.top = 1000;
   const Recommendation full = rec(o);
@@ -393,7 +404,7 @@ TEST_CASE("a sparse model whose layers share the top-k keeps the sharing in its 
 
 TEST_CASE("a hybrid model's linear-attention layers and output gate stay, its state joins each sequence's share", "[recommend]") {
   RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
-  o.tp = 2;
+  o.workload.tp = 2;
   o.quality = QualityTolerance::balanced;
   const Recommendation r = rec(o);
   REQUIRE_FALSE(r.ranked.empty());
@@ -424,7 +435,7 @@ TEST_CASE("a model that does not fit is reported with its own sizes and the reas
   CHECK(r.base_verdict.rfind("weights 131.4 GiB + one sequence's KV 2.50 GiB exceed", 0) == 0);
   CHECK(r.base_design->counts.params.total == 70'553'706'496);  // counted although rejected
   CHECK(r.base_design->single.decode_step_ms > 0);
-  o.tp = 2;  // split over two GPUs it fits, and its own design is ranked
+  o.workload.tp = 2;  // split over two GPUs it fits, and its own design is ranked
   const Recommendation two = rec(o);
   CHECK(two.base_verdict.empty());
   CHECK(two.base_rank >= 1);
@@ -467,7 +478,7 @@ TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts 
   dense.attention.indexer = IndexerSpec{};
   Workload w;
   w.batch = 1;
-  w.context = w.prompt_len = o.seq;
+  w.context = w.prompt_len = o.workload.context;
   const Profile prof = load_profile(o.target, "--target");
   CHECK(best.single.decode_step_ms < predict_model(dense, w, Predictor(prof)).decode_step_ms);
   CHECK(best.counts.kv_cache.bytes_per_token - count_kv_cache(dense, w).bytes_per_token == 32 * 132);
@@ -481,7 +492,7 @@ TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts 
   CHECK(against_twin);
   // On a profile that fits mhacfg's CPU indexer kernel the same comparison says it is calibrated.
   o.target = "cpu-epyc-2vcpu";
-  o.seq = 16384;
+  o.workload = o.workload.serving(16384);
   o.top = 1000;
   const Recommendation cpu = rec(o);
   bool calibrated_twin = false;

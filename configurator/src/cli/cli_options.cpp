@@ -166,15 +166,28 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
   return f;
 }
 
+void add_deployment_options(po::options_description& d, const Workload& w) {
+  d.add_options()
+      ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
+      ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
+      ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
+      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
+}
+
+Workload read_deployment(const ParsedArgs& a, Workload w) {
+  if (auto v = a.opt_int("tp")) w.tp = *v;
+  if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
+  if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
+  return w;
+}
+
 void add_workload_options(po::options_description& d, const Workload& w) {
   d.add_options()
       ("batch", po::value<std::string>(), ("concurrent sequences (default " + std::to_string(w.batch) + ")").c_str())
       ("prompt-len", po::value<std::string>(), ("prefill tokens per sequence (default " + std::to_string(w.prompt_len) + ")").c_str())
-      ("context", po::value<std::string>(), ("KV length at decode (default " + std::to_string(w.context) + ")").c_str())
-      ("kv-dtype", po::value<std::string>(), ("fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
-      ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
-      ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
-      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
+      ("context", po::value<std::string>(), ("KV length at decode (default " + std::to_string(w.context) + ")").c_str());
+  add_deployment_options(d, w);
 }
 
 Workload read_workload(const ParsedArgs& a, Workload w) {
@@ -189,10 +202,7 @@ Workload read_workload(const ParsedArgs& a, Workload w) {
     throw InputError("--prompt-len", std::to_string(w.prompt_len),
                      "must not exceed --context = " + std::to_string(w.context) +
                          (a.has("context") ? "" : " (the default)") + " (the decode context includes the prompt)");
-  if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
-  if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
-  if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
-  return w;
+  return read_deployment(a, w);
 }
 
 std::string read_out_dir(const ParsedArgs& a) {

@@ -41,13 +41,10 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers; with a model: its parameters)")
       ("d-model", po::value<std::string>(), "hidden size (with --layers)")
       ("layers", po::value<std::string>(), "layers (with --d-model)")
-      ("seq", po::value<std::string>(), ("context length to serve (default " + std::to_string(defaults.seq) + ")").c_str())
+      ("context", po::value<std::string>(), ("context length to serve, each sequence prefilled whole (default " + std::to_string(defaults.workload.context) + ")").c_str())
+      ("seq", po::value<std::string>(), "the same as --context (its earlier name)")
       ("target", po::value<std::string>(), ("device profile name or file (default " + defaults.target + ")").c_str())
       ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits)")
-      ("tp", po::value<std::string>(), "tensor-parallel degree (default 1)")
-      ("kv-dtype", po::value<std::string>(), "KV-cache dtype (default bf16)")
-      ("weight-dtype", po::value<std::string>(), "weights dtype (default bf16)")
-      ("state-dtype", po::value<std::string>(), "linear-attention state dtype, of a hybrid model (default bf16)")
       ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
@@ -59,6 +56,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000)")
       ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+  add_deployment_options(d, defaults.workload);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (wants_help(args)) {
@@ -71,13 +69,11 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
   o.d_model = a.opt_int("d-model");
   o.layers = a.opt_int("layers");
-  if (auto v = a.opt_int("seq")) o.seq = *v;
+  if (a.has("context") && a.has("seq")) throw InputError("--seq", a.str("seq"), "is --context's earlier name: give one of them");
+  if (auto v = a.opt_int(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
+  o.workload = read_deployment(a, o.workload);
   if (auto v = a.opt_str("target")) o.target = *v;
   o.batch = a.opt_int("batch");
-  if (auto v = a.opt_int("tp")) o.tp = *v;
-  if (auto v = a.opt_str("kv-dtype")) o.kv_dtype = parse_dtype(*v, "--kv-dtype");
-  if (auto v = a.opt_str("weight-dtype")) o.weight_dtype = parse_dtype(*v, "--weight-dtype");
-  if (auto v = a.opt_str("state-dtype")) o.state_dtype = parse_dtype(*v, "--state-dtype");
   if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
@@ -102,7 +98,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       models.push_back({"#" + std::to_string(cand.rank) + " " + design_label(cand.spec.attention, LabelStyle::heads),
                         cand.spec, cand.rank == 1});
     const RecommendOptions& o = rec.options;
-    Workload w{rec.ranked.empty() ? 1 : rec.ranked.front().batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp, o.state_dtype};
+    const Workload w = o.workload.with_batch(rec.ranked.empty() ? 1 : rec.ranked.front().batch);
     return std::vector<SvgPlot>{kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
                                 decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
                                 roofline_plot(rec.profile, models, w)};

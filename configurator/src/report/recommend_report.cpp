@@ -11,10 +11,10 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
   std::vector<std::string> variants;
   for (auto v : o.variants) variants.emplace_back(to_string(v));
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"params", opt(o.params)}, {"d_model", opt(o.d_model)}, {"layers", opt(o.layers)}, {"seq", o.seq},
-          {"target", o.target}, {"batch", opt(o.batch)}, {"tp", o.tp},
-          {"kv_dtype", std::string(to_string(o.kv_dtype))}, {"weight_dtype", std::string(to_string(o.weight_dtype))},
-          {"state_dtype", std::string(to_string(o.state_dtype))},
+  return {{"params", opt(o.params)}, {"d_model", opt(o.d_model)}, {"layers", opt(o.layers)}, {"seq", o.workload.context},
+          {"target", o.target}, {"batch", opt(o.batch)}, {"tp", o.workload.tp},
+          {"kv_dtype", std::string(to_string(o.workload.kv_dtype))}, {"weight_dtype", std::string(to_string(o.workload.weight_dtype))},
+          {"state_dtype", std::string(to_string(o.workload.state_dtype))},
           {"objective", std::string(to_string(o.objective))}, {"quality", std::string(to_string(o.quality))},
           {"variants", variants}, {"top", o.top}, {"memory_fraction", o.memory_fraction}, {"vocab", o.vocab},
           {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)},
@@ -142,8 +142,8 @@ Report recommend_report(const Recommendation& r) {
   const ModelSpec* any = !r.ranked.empty() ? &r.ranked.front().spec : r.base_design ? &r.base_design->spec : nullptr;
   const std::string layers = any ? layer_pattern_text(*any) : std::to_string(r.shape.layers) + " layers";
   rep.heading = "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + layers + ", " +
-                billions(double(r.shape.budget)) + " params, context " + std::to_string(o.seq) + " on " +
-                r.profile.name + " (" + basis + ")" + (o.tp > 1 ? ", tp " + std::to_string(o.tp) : "") + "; objective " +
+                billions(double(r.shape.budget)) + " params, context " + std::to_string(o.workload.context) + " on " +
+                r.profile.name + " (" + basis + ")" + (o.workload.tp > 1 ? ", tp " + std::to_string(o.workload.tp) : "") + "; objective " +
                 std::string(to_string(o.objective)) + ", quality " + std::string(to_string(o.quality));
   Table t;
   t.title = "Ranked candidates (" + std::to_string(r.feasible) + " feasible of " + std::to_string(r.evaluated) + " evaluated)";

@@ -146,8 +146,8 @@ struct Context {
 void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
   const RecommendOptions& o = ctx.o;
   c.batch = std::max<std::int64_t>(1, c.batch);
-  const Workload at{c.batch, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
-  const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
+  const Workload at = o.workload.with_tp(tp).with_batch(c.batch);
+  const Workload one = at.with_batch(1);
   c.counts = count_model(c.spec, at);
   c.at_batch = predict_model(c.spec, at, ctx.predictor);
   c.single = predict_model(c.spec, one, ctx.predictor);
@@ -162,12 +162,12 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
   const RecommendOptions& o = ctx.o;
   c.risk = assess_quality(c.spec.attention);
   const std::int64_t asked_batch = c.batch;
-  for (const std::int64_t tp : {o.tp, std::int64_t{1}})
+  for (const std::int64_t tp : {o.workload.tp, std::int64_t{1}})
     for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
       try {
         c.batch = batch;
-        const Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, tp, o.state_dtype};
-        c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(c.spec), o.weight_dtype, tp);
+        const Workload one = o.workload.with_tp(tp).with_batch(1);
+        c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(c.spec), one.weight_dtype, tp);
         c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
         count_and_predict(ctx, c, tp);
         c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
@@ -234,11 +234,11 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   if (refit && !fit_budget(c.spec, ctx.shape.budget))
     return reject("attention parameters leave no room for an FFN within the " + billions(double(ctx.shape.budget)) +
                   " budget");
-  if (a.num_q_heads % o.tp != 0)
-    return reject(std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.tp));
-  if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.tp != 0 && o.tp % a.num_kv_heads != 0)
+  if (a.num_q_heads % o.workload.tp != 0)
+    return reject(std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp));
+  if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.workload.tp != 0 && o.workload.tp % a.num_kv_heads != 0)
     return reject(std::to_string(a.num_kv_heads) + " KV heads neither split over nor replicate across tp " +
-                  std::to_string(o.tp));
+                  std::to_string(o.workload.tp));
   // Kernel support: MLA needs MLA kernels; a head_dim the target's fast kernels lack would run padded
   // (the cost of the larger head_dim for less capacity), so it is rejected with that reason.
   if (a.variant == AttentionVariant::mla) {
@@ -258,10 +258,10 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   c.risk = assess_quality(a);
 
   // Memory: weights (split over tp) plus the KV cache of batch sequences of seq tokens, per GPU.
-  Workload one{1, o.seq, o.seq, o.kv_dtype, o.weight_dtype, o.tp, o.state_dtype};
+  const Workload one = o.workload.with_batch(1);
   const KvCacheCounts kv1 = count_kv_cache(c.spec, one);
   const ParamCounts params = count_params(c.spec);
-  c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(params, o.weight_dtype, o.tp);
+  c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(params, one.weight_dtype, one.tp);
   c.kv_bytes_per_seq_per_gpu = double(kv1.bytes_per_gpu);
   const double room = ctx.memory_budget - c.weights_bytes_per_gpu;
   // A candidate rejected for memory reports what it would need at the asked (or a single) batch.
@@ -289,10 +289,10 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
   // Replicated KV heads: each GPU holds a whole head where an even split would hold 1/tp of them.
   if (kv1.replication > 1 && a.variant != AttentionVariant::mla)
-    c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(o.tp));
+    c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(o.workload.tp));
   c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
 
-  count_and_predict(ctx, c, o.tp);
+  count_and_predict(ctx, c, o.workload.tp);
   if (c.risk.level > max_risk(o.quality))
     return reject("quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
                   std::string(to_string(o.quality)) + ": " + c.risk.reason);
@@ -371,15 +371,15 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
     apply_layer_pattern(o.layer_pattern, *o.base);
     o.base->name += " (modified)";
   }
-  if (o.seq <= 0) throw InputError("--seq", std::to_string(o.seq), "must be positive");
-  if (o.tp <= 0) throw InputError("--tp", std::to_string(o.tp), "must be positive");
+  if (o.workload.context <= 0) throw InputError("--context", std::to_string(o.workload.context), "must be positive");
+  if (o.workload.tp <= 0) throw InputError("--tp", std::to_string(o.workload.tp), "must be positive");
   if (o.top <= 0) throw InputError("--top", std::to_string(o.top), "must be positive");
   if (o.variants.empty()) throw InputError("--variants", "(empty)", "name at least one of mha, gqa, mqa, mla");
   if (o.base && o.base->num_attention_layers() == 0)
     throw InputError("model", o.base->name, "has no softmax-attention layer whose heads to design");
   if (o.base && o.base->num_linear_layers() > 0) {
     try {
-      linear_shard(*o.base, o.tp);  // the model's linear-attention heads are kept: they must split over --tp
+      linear_shard(*o.base, o.workload.tp);  // the model's linear-attention heads are kept: they must split over --tp
     } catch (const InputError& e) {
       throw InputError("--" + std::string(e.what()));  // "tp = ...: must divide ..." names the flag
     }
@@ -422,7 +422,7 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
     if (own.verdict == Verdict::rejected) {
       r.base_verdict = own.reason;
       // Rejected before it was counted (memory, tensor parallelism): its sizes and times all the same.
-      if (own.c.counts.params.total == 0 && complete_closest(ctx, own.c) != o.tp)
+      if (own.c.counts.params.total == 0 && complete_closest(ctx, own.c) != o.workload.tp)
         r.base_verdict += " (its sizes and times are counted on one GPU)";
     } else if (!wanted(o, variant)) {
       r.base_verdict = "not searched: --variants leaves out " + std::string(to_string(variant));
@@ -440,7 +440,7 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
       r.closest = rejected.front().first;
       r.closest_miss = rejected.front().second;
     }
-    if (r.closest && r.closest->counts.params.total == 0 && complete_closest(ctx, *r.closest) != o.tp)
+    if (r.closest && r.closest->counts.params.total == 0 && complete_closest(ctx, *r.closest) != o.workload.tp)
       r.closest_miss += " (its sizes and times are counted on one GPU)";
     explain(r, feasible, feasible, rejected);
     return r;

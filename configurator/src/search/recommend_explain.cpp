@@ -83,20 +83,20 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
   const std::string state =
       kv.state_bytes_per_sequence > 0
           ? " (" +
-                fmt_bytes(double(dtype_bytes(kv.state_dtype, linear_attention_state_elements_per_gpu(c.spec, o.tp), "state bytes")) *
+                fmt_bytes(double(dtype_bytes(kv.state_dtype, linear_attention_state_elements_per_gpu(c.spec, o.workload.tp), "state bytes")) *
                           double(c.spec.num_linear_layers())) +
                 " of it linear-attention state, " +
                 std::string(to_string(kv.state_dtype)) + ")"
           : "";
-  out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.kv_dtype)) +
-                ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.seq) +
+  out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.workload.kv_dtype)) +
+                ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.workload.context) +
                 "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
                 " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
                 fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
                 (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".");
   out.push_back("Decode step " + fmt_ms(c.at_batch.decode_step_ms) + " at batch " + std::to_string(c.batch) + " = " +
                 fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s (attention " + fmt_ms(c.at_batch.decode_attention_ms) +
-                "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.seq) +
+                "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.workload.context) +
                 " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").");
   if (a.variant != AttentionVariant::mha && a.variant != AttentionVariant::mla) {
     const std::int64_t nq = a.num_q_heads;
@@ -150,7 +150,7 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                          : "FFN width " + std::to_string(c.spec.ffn.ffn_dim)) +
                 (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest."));
   if (c.replication_bytes > 0)
-    out.push_back("Tensor parallelism " + std::to_string(o.tp) + " replicates each KV head on " +
+    out.push_back("Tensor parallelism " + std::to_string(o.workload.tp) + " replicates each KV head on " +
                   std::to_string(kv.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) + " extra per GPU at this batch.");
   for (const auto& pen : c.penalties) out.push_back("Penalty: " + pen + ".");
 }

@@ -19,6 +19,25 @@ struct Workload {
   DType weight_dtype = DType::bf16;
   std::int64_t tp = 1;  // tensor-parallel degree
   DType state_dtype = DType::bf16;  // linear-attention state (recurrent and conv), as engines keep it
+
+  // The same deployment at another batch or tensor-parallel degree: a workload is built once from
+  // the options and derived, never re-assembled field by field.
+  Workload with_batch(std::int64_t b) const {
+    Workload w = *this;
+    w.batch = b;
+    return w;
+  }
+  Workload with_tp(std::int64_t t) const {
+    Workload w = *this;
+    w.tp = t;
+    return w;
+  }
+  // Serving sequences of `tokens`: the prompt is the whole context (recommend's workload).
+  Workload serving(std::int64_t tokens) const {
+    Workload w = *this;
+    w.prompt_len = w.context = tokens;
+    return w;
+  }
 };
 void validate(const Workload& w);
 

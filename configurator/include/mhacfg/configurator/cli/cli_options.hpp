@@ -41,6 +41,12 @@ class ParsedArgs {
 void add_model_options(po::options_description& d);
 ModelFlags read_model_flags(const ParsedArgs& a);
 
+// The deployment flags every command shares (--tp, --kv-dtype, --weight-dtype, --state-dtype), declared
+// and read in one place so their names, defaults and errors agree.
+void add_deployment_options(po::options_description& d, const Workload& defaults);
+Workload read_deployment(const ParsedArgs& a, Workload w);
+
+// --batch, --prompt-len and --context, then the deployment flags.
 void add_workload_options(po::options_description& d, const Workload& defaults);
 Workload read_workload(const ParsedArgs& a, Workload defaults);
 

@@ -24,13 +24,11 @@ struct RecommendOptions {
   std::optional<std::int64_t> params;  // total parameter budget
   std::optional<std::int64_t> d_model;
   std::optional<std::int64_t> layers;
-  std::int64_t seq = 8192;              // context length to serve
+  // The deployment: sequences of `context` tokens, each prefilled whole (prompt_len = context), the
+  // tensor-parallel degree and the KV, weight and state dtypes. Its batch is each candidate's own.
+  Workload workload = Workload{}.serving(8192);
   std::string target = "h100-sxm";
   std::optional<std::int64_t> batch;    // default: the largest batch that fits
-  std::int64_t tp = 1;
-  DType kv_dtype = DType::bf16;
-  DType state_dtype = DType::bf16;  // linear-attention state (a hybrid model's)
-  DType weight_dtype = DType::bf16;
   Objective objective = Objective::balanced;
   QualityTolerance quality = QualityTolerance::conservative;
   // MLA changes training (decoupled RoPE, latent projections) and needs MLA kernels: it is searched
