@@ -2,8 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "cli_test_util.hpp"
+#include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 
@@ -113,6 +116,28 @@ TEST_CASE("memory: weights plus KV fit, a given batch is honoured or rejected", 
   CHECK(none.ranked.empty());
   REQUIRE(none.closest.has_value());
   CHECK(none.closest_miss.find("batch 64 needs") != std::string::npos);
+}
+
+TEST_CASE("one memory rule: sequences of KV beside the served weights, in a fraction of the memory", "[recommend]") {
+  const ModelSpec m = load_model_preset("llama-3-8b");
+  const Profile p = load_profile("h100-sxm", "--target");
+  const Workload w = Workload{}.serving(8192);
+  const MemoryFit fit = fit_memory(m, w, p, 0.9);
+  const double weights = 8'030'261'248.0 * 2;  // bf16
+  const double kv = 131'072.0 * 8192;          // 128 KiB per token
+  CHECK(fit.budget_bytes == double(p.spec.memory_bytes) * 0.9);
+  CHECK(fit.weights_bytes_per_gpu == weights);
+  CHECK(fit.kv_bytes_per_seq_per_gpu == kv);
+  CHECK(fit.max_batch == static_cast<std::int64_t>((fit.budget_bytes - weights) / kv));
+  CHECK_FALSE(fit.unbounded);
+  CHECK(fit.batch_within(10) == std::min<std::int64_t>(10, fit.max_batch));
+  CHECK(fit.bytes_at(3) == weights + 3 * kv);
+  // Over tp 2 each GPU holds half the weights and half the KV heads: twice the room, half the sequence.
+  const MemoryFit two = fit_memory(m, w.with_tp(2), p, 0.9);
+  CHECK(two.kv_bytes_per_seq_per_gpu == kv / 2);
+  CHECK(two.max_batch > 2 * fit.max_batch);
+  // Weights that leave no room: not one sequence fits.
+  CHECK(fit_memory(load_model_preset("llama-3-70b"), w, p, 0.9).max_batch == 0);
 }
 
 TEST_CASE("recommend names the context --context, as analyze and compare do, and keeps --seq", "[recommend][cli]") {

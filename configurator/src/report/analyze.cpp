@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -139,9 +140,10 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     const ModelTimes t = predict_model(m, w, pred);
     const std::string basis = time_basis(t);
     // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
-    const double weights_per_gpu = served_weight_bytes_per_gpu(c.params, w.weight_dtype, w.tp);
+    const MemoryFit fit = fit_memory(m, w, *profile, 1.0);
+    const double weights_per_gpu = fit.weights_bytes_per_gpu;
     const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
-    const bool fits = memory_per_gpu <= double(profile->spec.memory_bytes);
+    const bool fits = memory_per_gpu <= fit.budget_bytes;
     r.json["predicted"] = {{"profile", profile->name},
                            {"profile_source", profile->source},
                            {"basis", basis},

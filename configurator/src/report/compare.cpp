@@ -9,6 +9,7 @@
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/search/design.hpp"
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -51,14 +52,9 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
       throw InputError(shown_value(c.label) + ": " + e.what());
     }
     c.times = predict_model(m, o.workload, pred);
-    Workload one = o.workload;
-    one.batch = 1;
-    const double per_seq = double(count_kv_cache(m, one).bytes_per_gpu);
-    const double weights = served_weight_bytes_per_gpu(c.counts.params, o.workload.weight_dtype, o.workload.tp);
-    const double room = double(profile.spec.memory_bytes) * o.memory_fraction - weights;
     // A model without a cache (FFN blocks only) is not bounded by memory: it gets recommend's batch cap.
-    const std::int64_t cap = RecommendOptions{}.max_batch;
-    c.max_batch = room <= 0 ? 0 : per_seq <= 0 ? cap : static_cast<std::int64_t>(room / per_seq);
+    const MemoryFit fit = fit_memory(m, o.workload, profile, o.memory_fraction);
+    c.max_batch = fit.unbounded ? RecommendOptions{}.max_batch : fit.max_batch;
     c.risk = assess_quality(m.attention);
     cols.push_back(std::move(c));
   }

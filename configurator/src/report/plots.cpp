@@ -5,6 +5,7 @@
 #include <map>
 
 #include "mhacfg/configurator/search/design.hpp"
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -12,18 +13,6 @@
 namespace mhacfg {
 
 namespace {
-
-double weights_per_gpu(const ModelSpec& m, const Workload& w) {
-  return served_weight_bytes_per_gpu(count_params(m), w.weight_dtype, w.tp);
-}
-
-std::int64_t max_batch(const ModelSpec& m, const Workload& w, const Profile& p, double fraction) {
-  Workload one = w;
-  one.batch = 1;
-  const double per_seq = double(count_kv_cache(m, one).bytes_per_gpu);
-  const double room = double(p.spec.memory_bytes) * fraction - weights_per_gpu(m, w);
-  return room > 0 ? static_cast<std::int64_t>(room / per_seq) : 0;
-}
 
 std::string basis(const Profile& p) { return p.calibrated() ? "calibrated on " + p.name : "uncalibrated roofline of " + p.name; }
 
@@ -53,10 +42,11 @@ SvgPlot kv_vs_context_plot(const std::vector<PlotModel>& models, const Workload&
     s.name = models[i].label;
     s.highlight = models[i].highlight;
     s.markers = false;
+    const double weights = served_weight_bytes_per_gpu(count_params(models[i].spec), w.weight_dtype, w.tp);
     for (std::int64_t ctx = 1024; ctx <= top; ctx *= 2) {
       Workload x = w;
       x.context = ctx;
-      const double bytes = weights_per_gpu(models[i].spec, w) + double(count_kv_cache(models[i].spec, x).bytes_per_gpu);
+      const double bytes = weights + double(count_kv_cache(models[i].spec, x).bytes_per_gpu);
       s.points.push_back({double(ctx), bytes, fmt_bytes(bytes) + " at " + std::to_string(ctx)});
     }
     plot.series.push_back(std::move(s));
@@ -79,7 +69,7 @@ SvgPlot decode_vs_batch_plot(const std::vector<PlotModel>& models, const Workloa
     SvgSeries s;
     s.name = m.label;
     s.highlight = m.highlight;
-    const std::int64_t cap = std::max<std::int64_t>(1, std::min<std::int64_t>(1024, max_batch(m.spec, w, p, fraction)));
+    const std::int64_t cap = std::max<std::int64_t>(1, fit_memory(m.spec, w, p, fraction).batch_within(1024));
     for (std::int64_t b = 1; b <= cap; b = b * 2 > cap && b != cap ? cap : b * 2) {
       Workload x = w;
       x.batch = b;
@@ -146,8 +136,7 @@ SvgPlot pareto_plot(const std::vector<PlotModel>& models, const Workload& w, con
   plot.x_bytes = true;
   const Predictor pred(p);
   for (std::size_t i = 0; i < models.size(); ++i) {
-    Workload one = w;
-    one.batch = 1;
+    const Workload one = w.with_batch(1);
     const RiskLevel risk = assess_quality(models[i].spec.attention).level;
     SvgSeries s;
     s.name = models[i].label + " (risk " + std::string(to_string(risk)) + ")";

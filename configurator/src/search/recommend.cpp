@@ -8,6 +8,7 @@
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "recommend_internal.hpp"
+#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -166,9 +167,9 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
     for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
       try {
         c.batch = batch;
-        const Workload one = o.workload.with_tp(tp).with_batch(1);
-        c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(c.spec), one.weight_dtype, tp);
-        c.kv_bytes_per_seq_per_gpu = double(count_kv_cache(c.spec, one).bytes_per_gpu);
+        const MemoryFit fit = fit_memory(c.spec, o.workload.with_tp(tp), ctx.profile, o.memory_fraction);
+        c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
+        c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
         count_and_predict(ctx, c, tp);
         c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
         c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
@@ -258,22 +259,20 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   c.risk = assess_quality(a);
 
   // Memory: weights (split over tp) plus the KV cache of batch sequences of seq tokens, per GPU.
-  const Workload one = o.workload.with_batch(1);
-  const KvCacheCounts kv1 = count_kv_cache(c.spec, one);
-  const ParamCounts params = count_params(c.spec);
-  c.weights_bytes_per_gpu = served_weight_bytes_per_gpu(params, one.weight_dtype, one.tp);
-  c.kv_bytes_per_seq_per_gpu = double(kv1.bytes_per_gpu);
-  const double room = ctx.memory_budget - c.weights_bytes_per_gpu;
+  const MemoryFit fit = fit_memory(c.spec, o.workload, ctx.profile, o.memory_fraction);
+  const KvCacheCounts& kv1 = fit.one_sequence;
+  c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
+  c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
   // A candidate rejected for memory reports what it would need at the asked (or a single) batch.
   c.batch = o.batch.value_or(1);
   c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
   c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
-  if (room < c.kv_bytes_per_seq_per_gpu) {
+  c.max_batch = fit.batch_within(o.max_batch);
+  if (c.max_batch == 0) {
     e.miss = (c.weights_bytes_per_gpu + c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
     return reject("weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " +
                   fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " exceed " + fmt_bytes(ctx.memory_budget) + " per GPU");
   }
-  c.max_batch = std::min<std::int64_t>(o.max_batch, static_cast<std::int64_t>(room / c.kv_bytes_per_seq_per_gpu));
   c.batch_capped = c.max_batch == o.max_batch;
   if (o.batch) {
     if (*o.batch > c.max_batch) {

@@ -1,0 +1,22 @@
+#include "mhacfg/configurator/search/memory_fit.hpp"
+
+#include <algorithm>
+
+namespace mhacfg {
+
+std::int64_t MemoryFit::batch_within(std::int64_t cap) const { return unbounded ? cap : std::min(cap, max_batch); }
+
+MemoryFit fit_memory(const ModelSpec& m, const Workload& w, const Profile& p, double fraction) {
+  MemoryFit f;
+  f.budget_bytes = double(p.spec.memory_bytes) * fraction;
+  f.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(m), w.weight_dtype, w.tp);
+  f.one_sequence = count_kv_cache(m, w.with_batch(1));
+  f.kv_bytes_per_seq_per_gpu = double(f.one_sequence.bytes_per_gpu);
+  const double room = f.budget_bytes - f.weights_bytes_per_gpu;
+  if (room <= 0) return f;
+  if (f.kv_bytes_per_seq_per_gpu <= 0) f.unbounded = true;
+  else f.max_batch = static_cast<std::int64_t>(room / f.kv_bytes_per_seq_per_gpu);
+  return f;
+}
+
+}  // namespace mhacfg
