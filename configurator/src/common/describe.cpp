@@ -247,4 +247,33 @@ nlohmann::json counts_json(const ModelCounts& c) {
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
 }
 
+nlohmann::json times_json(const ModelTimes& t, TimesDetail detail) {
+  struct Field {
+    const char* name;
+    double ModelTimes::*ms;
+    TimesDetail from;  // the least detail that lists it
+  };
+  using D = TimesDetail;
+  static const Field fields[] = {
+      {"prefill_ms", &ModelTimes::prefill_ms, D::summary},
+      {"prefill_attention_ms", &ModelTimes::prefill_attention_ms, D::candidate},
+      {"prefill_linear_core_ms", &ModelTimes::prefill_linear_core_ms, D::full},
+      {"prefill_indexer_ms", &ModelTimes::prefill_indexer_ms, D::full},
+      {"decode_step_ms", &ModelTimes::decode_step_ms, D::summary},
+      {"decode_attention_ms", &ModelTimes::decode_attention_ms, D::summary},
+      {"decode_attention_core_ms", &ModelTimes::decode_attention_core_ms, D::candidate},
+      {"decode_linear_core_ms", &ModelTimes::decode_linear_core_ms, D::summary},
+      {"decode_indexer_ms", &ModelTimes::decode_indexer_ms, D::summary},
+      {"decode_projections_ms", &ModelTimes::decode_projections_ms, D::candidate},
+      {"decode_ffn_ms", &ModelTimes::decode_ffn_ms, D::full},
+      {"decode_lm_head_ms", &ModelTimes::decode_lm_head_ms, D::full},
+      {"decode_comm_ms", &ModelTimes::decode_comm_ms, D::full},
+      {"tokens_per_s", &ModelTimes::tokens_per_s, D::summary},
+  };
+  nlohmann::json j = nlohmann::json::object();
+  for (const Field& f : fields)
+    if (detail >= f.from) j[f.name] = t.*f.ms;
+  return j;
+}
+
 }  // namespace mhacfg

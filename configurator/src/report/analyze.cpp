@@ -144,27 +144,14 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     const double weights_per_gpu = fit.weights_bytes_per_gpu;
     const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
     const bool fits = memory_per_gpu <= fit.budget_bytes;
-    r.json["predicted"] = {{"profile", profile->name},
-                           {"profile_source", profile->source},
-                           {"basis", basis},
-                           {"extrapolated", t.extrapolated},
-                           {"prefill_ms", t.prefill_ms},
-                           {"prefill_attention_ms", t.prefill_attention_ms},
-                           {"decode_step_ms", t.decode_step_ms},
-                           {"decode_attention_ms", t.decode_attention_ms},
-                           {"decode_attention_core_ms", t.decode_attention_core_ms},
-                           {"decode_linear_core_ms", t.decode_linear_core_ms},
-                           {"prefill_linear_core_ms", t.prefill_linear_core_ms},
-                           {"decode_indexer_ms", t.decode_indexer_ms},
-                           {"prefill_indexer_ms", t.prefill_indexer_ms},
-                           {"decode_projections_ms", t.decode_projections_ms},
-                           {"decode_ffn_ms", t.decode_ffn_ms},
-                           {"decode_lm_head_ms", t.decode_lm_head_ms},
-                           {"decode_comm_ms", t.decode_comm_ms},
-                           {"tokens_per_s", t.tokens_per_s},
-                           {"memory_bytes_per_gpu", memory_per_gpu},
-                           {"device_memory_bytes", profile->spec.memory_bytes},
-                           {"fits_memory", fits}};
+    nlohmann::json& predicted = r.json["predicted"] = times_json(t, TimesDetail::full);
+    predicted.update({{"profile", profile->name},
+                      {"profile_source", profile->source},
+                      {"basis", basis},
+                      {"extrapolated", t.extrapolated},
+                      {"memory_bytes_per_gpu", memory_per_gpu},
+                      {"device_memory_bytes", profile->spec.memory_bytes},
+                      {"fits_memory", fits}});
     Table tt;
     tt.title = "Predicted times on " + profile->name + " (" + basis + (t.extrapolated ? ", extrapolated" : "") + ")";
     tt.columns = {"quantity", "time", "note"};

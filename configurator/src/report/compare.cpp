@@ -129,12 +129,9 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     const Column& c = cols[i];
     nlohmann::json j = {{"label", c.label}, {"model", model_json(models[i])}};
     j.update(counts_json(c.counts));
-    j["predicted"] = {{"prefill_ms", c.times.prefill_ms}, {"decode_step_ms", c.times.decode_step_ms},
-                      {"decode_attention_ms", c.times.decode_attention_ms},
-                      {"decode_linear_core_ms", c.times.decode_linear_core_ms},
-                      {"decode_indexer_ms", c.times.decode_indexer_ms}, {"tokens_per_s", c.times.tokens_per_s},
-                      {"basis", time_basis(c.times)},
-                      {"extrapolated", c.times.extrapolated}};
+    j["predicted"] = times_json(c.times, TimesDetail::summary);
+    j["predicted"]["basis"] = time_basis(c.times);
+    j["predicted"]["extrapolated"] = c.times.extrapolated;
     j["max_batch"] = c.max_batch;
     j["quality_risk"] = std::string(to_string(c.risk.level));
     j["quality_reason"] = c.risk.reason;

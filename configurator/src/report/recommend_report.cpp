@@ -34,17 +34,6 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
            {"q_lora_rank", a.mla.q_lora_rank ? nlohmann::json(a.mla.q_lora_rank) : nlohmann::json(nullptr)},
            {"rope_head_dim", a.mla.rope_head_dim},
            {"qk_nope_head_dim", a.mla.qk_nope_head_dim}};
-  auto times = [](const ModelTimes& t) {
-    return nlohmann::json{{"prefill_ms", t.prefill_ms},
-                          {"prefill_attention_ms", t.prefill_attention_ms},
-                          {"decode_step_ms", t.decode_step_ms},
-                          {"decode_attention_ms", t.decode_attention_ms},
-                          {"decode_attention_core_ms", t.decode_attention_core_ms},
-                          {"decode_linear_core_ms", t.decode_linear_core_ms},
-                          {"decode_indexer_ms", t.decode_indexer_ms},
-                          {"decode_projections_ms", t.decode_projections_ms},
-                          {"tokens_per_s", t.tokens_per_s}};
-  };
   return {{"rank", c.rank},
           {"variant", std::string(to_string(a.variant))},
           {"design", design_label(a)},
@@ -82,8 +71,8 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
           {"predicted", {{"profile", r.profile.name},
                          {"basis", time_basis(c.at_batch, c.single)},
                          {"extrapolated", c.at_batch.extrapolated || c.single.extrapolated},
-                         {"at_batch", times(c.at_batch)},
-                         {"single_sequence", times(c.single)}}},
+                         {"at_batch", times_json(c.at_batch, TimesDetail::candidate)},
+                         {"single_sequence", times_json(c.single, TimesDetail::candidate)}}},
           {"quality_risk", std::string(to_string(c.risk.level))},
           {"quality_reason", c.risk.reason},
           {"penalties", c.penalties},

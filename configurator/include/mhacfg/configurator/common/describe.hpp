@@ -8,6 +8,7 @@
 
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
+#include "mhacfg/costmodel/predict.hpp"
 
 namespace mhacfg {
 
@@ -19,6 +20,10 @@ inline constexpr const char* kSchemaVersion = "1.0";
 nlohmann::json model_json(const ModelSpec& m);
 nlohmann::json workload_json(const Workload& w);
 nlohmann::json counts_json(const ModelCounts& c);
+// How many of a prediction's times an output lists: compare's summary, a recommended candidate's
+// (and the breakdown of its attention), or analyze's whole breakdown. Each time is named once, here.
+enum class TimesDetail { summary, candidate, full };
+nlohmann::json times_json(const ModelTimes& t, TimesDetail detail);
 // "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
 std::string layer_pattern_text(const ModelSpec& m);
 // "Gated DeltaNet" or "Mamba2": a linear-attention layer kind as reports name it.
