@@ -215,6 +215,7 @@ enum class Verdict { ok, rejected };
 
 struct Evaluated {
   Verdict verdict = Verdict::ok;
+  Constraint constraint = Constraint::budget;  // the rule it failed, when rejected
   std::string reason;
   double miss = 0;  // how far a memory-rejected candidate misses (needed / available)
   Candidate c;
@@ -227,30 +228,31 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   Candidate& c = e.c;
   c.spec = std::move(spec);
   AttentionSpec& a = c.spec.attention;
-  auto reject = [&](std::string why) {
+  auto reject = [&](Constraint rule, std::string why) {
     e.verdict = Verdict::rejected;
+    e.constraint = rule;
     e.reason = std::move(why);
     return e;
   };
   if (refit && !fit_budget(c.spec, ctx.shape.budget))
-    return reject("attention parameters leave no room for an FFN within the " + billions(double(ctx.shape.budget)) +
+    return reject(Constraint::budget, "attention parameters leave no room for an FFN within the " + billions(double(ctx.shape.budget)) +
                   " budget");
   if (a.num_q_heads % o.workload.tp != 0)
-    return reject(std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp));
+    return reject(Constraint::tp_heads, std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp));
   if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.workload.tp != 0 && o.workload.tp % a.num_kv_heads != 0)
-    return reject(std::to_string(a.num_kv_heads) + " KV heads neither split over nor replicate across tp " +
+    return reject(Constraint::tp_kv_heads, std::to_string(a.num_kv_heads) + " KV heads neither split over nor replicate across tp " +
                   std::to_string(o.workload.tp));
   // Kernel support: MLA needs MLA kernels; a head_dim the target's fast kernels lack would run padded
   // (the cost of the larger head_dim for less capacity), so it is rejected with that reason.
   if (a.variant == AttentionVariant::mla) {
-    if (!ctx.profile.kernels.mla) return reject(ctx.profile.name + " lists no MLA kernels");
+    if (!ctx.profile.kernels.mla) return reject(Constraint::mla_kernels, ctx.profile.name + " lists no MLA kernels");
     if (a.mla.kv_lora_rank != 512 || a.mla.rope_head_dim != 64)
       c.penalties.push_back("MLA decode kernels (FlashMLA, FlashInfer) are built for latent 512 + rope 64; this latent "
                             "is predicted as if an equally efficient kernel existed");
   } else {
     const std::int64_t kh = kernel_head_dim(ctx.profile, a.head_dim);
     if (kh != a.head_dim)
-      return reject("head_dim " + std::to_string(a.head_dim) + " is not among " + ctx.profile.name +
+      return reject(Constraint::kernel_head_dim, "head_dim " + std::to_string(a.head_dim) + " is not among " + ctx.profile.name +
                     "'s fast-kernel head_dims" + (kh ? " (it would run padded to " + std::to_string(kh) + ")" : ""));
     const auto& gs = ctx.profile.kernels.group_sizes;
     if (!gs.empty() && std::find(gs.begin(), gs.end(), a.group_size()) == gs.end())
@@ -270,14 +272,14 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   c.max_batch = fit.batch_within(o.max_batch);
   if (c.max_batch == 0) {
     e.miss = (c.weights_bytes_per_gpu + c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
-    return reject("weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " +
+    return reject(Constraint::memory, "weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " +
                   fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " exceed " + fmt_bytes(ctx.memory_budget) + " per GPU");
   }
   c.batch_capped = c.max_batch == o.max_batch;
   if (o.batch) {
     if (*o.batch > c.max_batch) {
       e.miss = (c.weights_bytes_per_gpu + double(*o.batch) * c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
-      return reject("batch " + std::to_string(*o.batch) + " needs " +
+      return reject(Constraint::batch, "batch " + std::to_string(*o.batch) + " needs " +
                     fmt_bytes(c.weights_bytes_per_gpu + double(*o.batch) * c.kv_bytes_per_seq_per_gpu) + " per GPU; " +
                     fmt_bytes(ctx.memory_budget) + " available (at most " + std::to_string(c.max_batch) + " fit)");
     }
@@ -293,7 +295,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
 
   count_and_predict(ctx, c, o.workload.tp);
   if (c.risk.level > max_risk(o.quality))
-    return reject("quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
+    return reject(Constraint::quality, "quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
                   std::string(to_string(o.quality)) + ": " + c.risk.reason);
   return e;
 }
@@ -390,15 +392,15 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
   const Context ctx{o, r.shape, r.profile, Predictor(r.profile), double(profile.spec.memory_bytes) * o.memory_fraction};
 
   std::vector<Candidate> feasible;
-  std::vector<std::pair<Candidate, std::string>> rejected;
+  std::vector<Rejected> rejected;
   double closest_miss = 0;
   for (ModelSpec& spec : enumerate(o, r.shape)) {
     const AttentionVariant variant = spec.attention.variant;
     Evaluated e = evaluate(ctx, std::move(spec));
     ++r.evaluated;
     if (!wanted(o, variant)) {
-      if (e.verdict == Verdict::ok) rejected.emplace_back(std::move(e.c), "not searched: --variants leaves out " +
-                                                                          std::string(to_string(variant)));
+      if (e.verdict == Verdict::ok) rejected.push_back({std::move(e.c), Constraint::not_searched,
+                                                      "not searched: --variants leaves out " + std::string(to_string(variant))});
       continue;
     }
     if (e.verdict == Verdict::ok) {
@@ -410,7 +412,7 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
       r.closest = e.c;
       r.closest_miss = e.reason;
     }
-    rejected.emplace_back(std::move(e.c), std::move(e.reason));
+    rejected.push_back({std::move(e.c), e.constraint, std::move(e.reason)});
   }
   // The base model's own attention, with its own FFN: ranked among the candidates when it is feasible
   // and searched (in place of the enumerated twin held to the budget), else reported with the reason.
@@ -436,8 +438,8 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
   r.feasible = static_cast<std::int64_t>(feasible.size());
   if (feasible.empty()) {
     if (!r.closest && !rejected.empty()) {
-      r.closest = rejected.front().first;
-      r.closest_miss = rejected.front().second;
+      r.closest = rejected.front().candidate;
+      r.closest_miss = rejected.front().reason;
     }
     if (r.closest && r.closest->counts.params.total == 0 && complete_closest(ctx, *r.closest) != o.workload.tp)
       r.closest_miss += " (its sizes and times are counted on one GPU)";

@@ -10,6 +10,21 @@
 
 namespace mhacfg {
 
+std::string_view to_string(Constraint c) {
+  switch (c) {
+    case Constraint::budget: return "budget";
+    case Constraint::tp_heads: return "tp_heads";
+    case Constraint::tp_kv_heads: return "tp_kv_heads";
+    case Constraint::mla_kernels: return "mla_kernels";
+    case Constraint::kernel_head_dim: return "kernel_head_dim";
+    case Constraint::memory: return "memory";
+    case Constraint::batch: return "batch";
+    case Constraint::quality: return "quality";
+    case Constraint::not_searched: return "not_searched";
+  }
+  return "";  // not reached: every rule returns above
+}
+
 double objective_value(const Candidate& c, Objective o) {
   switch (o) {
     case Objective::throughput: return 1.0 / c.at_batch.tokens_per_s;
@@ -158,7 +173,7 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
 }  // namespace
 
 void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
-             std::vector<std::pair<Candidate, std::string>>& rejected) {
+             std::vector<Rejected>& rejected) {
   const RecommendOptions& o = r.options;
   const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(o.top), designs.size());
   for (std::size_t i = 0; i < top; ++i) {
@@ -195,25 +210,27 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
                                     summary(c));
         break;
       }
-  std::vector<const std::pair<Candidate, std::string>*> sorted;
+  std::vector<const Rejected*> sorted;
   for (const auto& rj : rejected) sorted.push_back(&rj);
   // Rejections that got as far as a prediction, best throughput first; the rest keep their order.
   // Those stopped earlier are taken nearest head_dim 128 first, the most common choice.
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
-    const double ta = a->first.at_batch.tokens_per_s, tb = b->first.at_batch.tokens_per_s;
+    const double ta = a->candidate.at_batch.tokens_per_s, tb = b->candidate.at_batch.tokens_per_s;
     if (ta != tb) return ta > tb;
     auto off = [](const Candidate& c) { return std::fabs(std::log2(double(c.spec.attention.head_dim) / 128.0)); };
-    return off(a->first) < off(b->first);
+    return off(a->candidate) < off(b->candidate);
   });
   std::set<std::string> kinds;
   for (const auto* rj : sorted) {
-    const Candidate& c = rj->first;
+    const Candidate& c = rj->candidate;
     const AttentionSpec& a = c.spec.attention;
-    const std::string& why = rj->second;
+    const std::string& why = rj->reason;
+    // One line per rule (per variant for the quality tolerance and --variants), hard rules only among
+    // designs whose query width is d_model.
     std::string kind;
-    if (why.rfind("quality risk", 0) == 0) kind = "quality " + std::string(to_string(a.variant));
-    else if (why.rfind("not searched", 0) == 0) kind = "variants " + std::string(to_string(a.variant));
-    else if (a.num_q_heads * a.v_head_dim == c.spec.d_model) kind = why.substr(0, why.find(' ', why.find(' ') + 1));
+    if (rj->constraint == Constraint::quality) kind = "quality " + std::string(to_string(a.variant));
+    else if (rj->constraint == Constraint::not_searched) kind = "variants " + std::string(to_string(a.variant));
+    else if (a.num_q_heads * a.v_head_dim == c.spec.d_model) kind = std::string(to_string(rj->constraint));
     else continue;
     if (!kinds.insert(kind).second) continue;
     std::string text = why;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,27 @@ namespace mhacfg {
 
 // The objective's value for one candidate (lower is better); balanced is relative, see score().
 double objective_value(const Candidate& c, Objective o);
+// The rules a candidate can fail, stored beside the sentence that states the failure, so that the
+// explanation groups rejections by rule rather than by the words of the sentence.
+enum class Constraint {
+  budget,        // the attention leaves no room for an FFN within the parameter budget
+  tp_heads,      // query heads do not divide over --tp
+  tp_kv_heads,   // KV heads neither split over nor replicate across --tp
+  mla_kernels,   // the target lists no MLA kernels
+  kernel_head_dim,  // head_dim is not among the target's fast-kernel head_dims
+  memory,        // weights and one sequence's KV exceed the memory per GPU
+  batch,         // the asked batch does not fit
+  quality,       // the quality risk exceeds --quality
+  not_searched,  // feasible, but --variants leaves its variant out
+};
+std::string_view to_string(Constraint c);
+
+struct Rejected {
+  Candidate candidate;
+  Constraint constraint;
+  std::string reason;
+};
+
 // A Llama-style baseline: MHA with head_dim 128 (64 when 128 does not divide d_model), gated FFN of
 // the Llama width rule, RMSNorm, untied embeddings.
 ModelSpec baseline(std::int64_t d, std::int64_t layers, std::int64_t vocab);
@@ -24,6 +46,6 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape);
 // Writes each ranked design's rationale, ranks the Pareto list and picks the notable rejections.
 // `designs` is the ranked list (one per variant and head_dim), `all` every feasible candidate.
 void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
-             std::vector<std::pair<Candidate, std::string>>& rejected);
+             std::vector<Rejected>& rejected);
 
 }  // namespace mhacfg
