@@ -1,5 +1,6 @@
 // The recommender: real designs in the top three, each constraint, the quality rules, the ranking.
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "cli_test_util.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
@@ -138,6 +139,22 @@ TEST_CASE("one memory rule: sequences of KV beside the served weights, in a frac
   CHECK(two.max_batch > 2 * fit.max_batch);
   // Weights that leave no room: not one sequence fits.
   CHECK(fit_memory(load_model_preset("llama-3-70b"), w, p, 0.9).max_batch == 0);
+}
+
+TEST_CASE("notable rejections show one line per rule they failed", "[recommend][cli]") {
+  // At d_model 3072 on h100-sxm (fast kernels at head_dim 64, 128, 256) the designs of head_dim 48, 96
+  // and 192 all fail the same rule: one of them stands for the rest.
+  const CliResult r = run({"recommend", "--d-model", "3072", "--layers", "28", "--target", "h100-sxm", "--format", "json"});
+  REQUIRE(r.code == 0);
+  std::map<std::string, int> per_rule;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& rj : doc["rejected"]) {
+    const std::string why = rj["reason"];
+    if (why.find("fast-kernel head_dims") != std::string::npos) ++per_rule["kernel head_dim"];
+    if (why.find("exceed") != std::string::npos && why.rfind("weights", 0) == 0) ++per_rule["memory"];
+  }
+  CHECK(per_rule["kernel head_dim"] == 1);
+  CHECK(per_rule["memory"] <= 1);
 }
 
 TEST_CASE("recommend names the context --context, as analyze and compare do, and keeps --seq", "[recommend][cli]") {
