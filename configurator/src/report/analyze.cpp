@@ -24,15 +24,8 @@ void row(Table& t, const std::string& name, std::int64_t v, const std::string& r
   t.rows.push_back({name, fmt_int(v), readable, note});
 }
 
-}  // namespace
-
-Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile) {
-  const ModelCounts c = count_model(m, w);
-  Report r;
-  r.json = {{"schema_version", kSchemaVersion}, {"command", "analyze"}, {"model", model_json(m)},
-            {"workload", workload_json(w)}};
-  r.json.update(counts_json(c));
-
+// "llama-3-8b (llama): d_model 4096, 32 layers, gqa 32q/8kv x 128; batch 1, ...": the model and workload.
+std::string heading(const ModelSpec& m, const Workload& w) {
   const AttentionSpec& a = m.attention;
   std::string attn = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q" +
                      (a.variant == AttentionVariant::mla ? "" : "/" + std::to_string(a.num_kv_heads) + "kv") + " x " +
@@ -48,13 +41,13 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
                  ? " on " + std::to_string(m.num_indexer_layers()) + " layers, shared by the other " +
                        std::to_string(m.num_attention_layers() - m.num_indexer_layers())
                  : "");
-  r.heading = m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " +
-              layer_pattern_text(m) + ", " + attn + "; batch " + std::to_string(w.batch) +
-              ", prompt " + std::to_string(w.prompt_len) + ", context " + std::to_string(w.context) + ", KV " +
-              std::string(to_string(w.kv_dtype)) + ", weights " + std::string(to_string(w.weight_dtype)) +
-              (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+  return m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " + layer_pattern_text(m) + ", " +
+         attn + "; batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
+         std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) + ", weights " +
+         std::string(to_string(w.weight_dtype)) + (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+}
 
-  const ParamCounts& p = c.params;
+Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) {
   Table params = quantity_table("Parameters");
   row(params, "total", p.total, fmt_count(double(p.total)), "main model, unique trainable");
   row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts; embedding and head included" : "");
@@ -78,9 +71,13 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
             (p.router ? "routers, " : "") + "norms");
   if (p.mtp) row(params, "mtp (extra)", p.mtp, fmt_count(double(p.mtp)), "not in total; shares embedding and head");
   if (p.vision) row(params, "vision (extra)", p.vision, fmt_count(double(p.vision)), "not in total; encoder + projector");
-  r.tables.push_back(params);
+  return params;
 
-  const KvCacheCounts& kv = c.kv_cache;
+}
+
+Table kv_table(const ModelSpec& m, const Workload& w, const KvCacheCounts& kv, bool hybrid) {
+  const AttentionSpec& a = m.attention;
+  const bool some_softmax = m.num_attention_layers() < m.num_layers();  // other layers hold no attention
   Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
       std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") + (a.sparse() ? " + indexer key" : "") +
@@ -110,8 +107,11 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     row(kvt, "bytes per GPU", kv.bytes_per_gpu, fmt_bytes(double(kv.bytes_per_gpu)),
         std::to_string(kv.kv_heads_per_gpu) + " KV head(s) per GPU, " +
             (kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs" : "split"));
-  r.tables.push_back(kvt);
+  return kvt;
 
+}
+
+Table flops_table(const ModelCounts& c) {
   Table fl = quantity_table("FLOPs (matmuls, multiply-add = 2)");
   auto add_breakdown = [&](const std::string& label, const FlopBreakdown& f) {
     row(fl, label + " total", f.total, fmt_si(double(f.total), "FLOP"));
@@ -122,8 +122,11 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   };
   add_breakdown("prefill", c.flops.prefill);
   add_breakdown("decode/token", c.flops.decode_per_token);
-  r.tables.push_back(fl);
+  return fl;
 
+}
+
+Table bytes_table(const ModelCounts& c, const Workload& w, bool hybrid) {
   Table by = quantity_table("Bytes moved per decode step");
   row(by, "weights", c.bytes.weights, fmt_bytes(double(c.bytes.weights)),
       c.bytes.experts_read > 0 ? fmt_fixed(c.bytes.experts_read, 1) + " routed experts per MoE layer (uniform routing)" : "");
@@ -133,61 +136,68 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   row(by, "step total", c.bytes.step, fmt_bytes(double(c.bytes.step)), "batch " + std::to_string(w.batch));
   row(by, "per token", c.bytes.per_token, fmt_bytes(double(c.bytes.per_token)), "step / batch");
   by.rows.push_back({"arithmetic intensity", fmt_fixed(c.bytes.arithmetic_intensity, 2), "FLOP/byte", "decode step"});
-  r.tables.push_back(by);
+  return by;
 
-  if (profile) {
-    const Predictor pred(*profile);
-    const ModelTimes t = predict_model(m, w, pred);
-    const std::string basis = time_basis(t);
-    // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
-    const MemoryFit fit = fit_memory(m, w, *profile, 1.0);
-    const double weights_per_gpu = fit.weights_bytes_per_gpu;
-    const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
-    const bool fits = memory_per_gpu <= fit.budget_bytes;
-    nlohmann::json& predicted = r.json["predicted"] = times_json(t, TimesDetail::full);
-    predicted.update({{"profile", profile->name},
-                      {"profile_source", profile->source},
-                      {"basis", basis},
-                      {"extrapolated", t.extrapolated},
-                      {"memory_bytes_per_gpu", memory_per_gpu},
-                      {"device_memory_bytes", profile->spec.memory_bytes},
-                      {"fits_memory", fits}});
-    Table tt;
-    tt.title = "Predicted times on " + profile->name + " (" + basis + (t.extrapolated ? ", extrapolated" : "") + ")";
-    tt.columns = {"quantity", "time", "note"};
-    tt.right_align = {false, true, false};
-    tt.rows = {{"prefill", fmt_ms(t.prefill_ms), "batch x prompt, per GPU"},
-               {"prefill attention", fmt_ms(t.prefill_attention_ms), "core + projections"},
-               {"decode step", fmt_ms(t.decode_step_ms), "one token for each of batch sequences"},
-               {"decode attention", fmt_ms(t.decode_attention_ms), "core + projections"},
-               {"decode ffn", fmt_ms(t.decode_ffn_ms), ""},
-               {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
-    if (hybrid) {
-      const std::string kind = linear_kind_text(m.linear.kind);
-      tt.rows.insert(tt.rows.begin() + 2, {"prefill " + kind + " core", fmt_ms(t.prefill_linear_core_ms),
-                                           "of prefill attention; roofline unless calibrated"});
-      tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
-                                           "of decode attention; roofline unless calibrated"});
-    }
-    if (a.sparse()) {
-      const std::string note = t.indexer_roofline ? "the roofline: " + profile->name + " has no fit of the indexer" : "calibrated";
-      const auto at = [&](const std::string& q) {
-        return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
-      };
-      tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
-      tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
-    }
-    if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
-    r.tables.push_back(tt);
-    if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
-    if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
-    if (!fits)
-      r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
-                        fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +
-                        fmt_bytes(double(profile->spec.memory_bytes)) +
-                        "; the times above assume it did (more --tp, a smaller --batch or --context, or a narrower dtype).");
+}
+
+// Predicted times on `profile`, whether the model fits its memory, and the notes on what is a roofline.
+void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const ModelCounts& c, const Profile* profile) {
+  const AttentionSpec& a = m.attention;
+  const bool hybrid = c.params.linear_attention > 0;
+  const Predictor pred(*profile);
+  const ModelTimes t = predict_model(m, w, pred);
+  const std::string basis = time_basis(t);
+  // Does it fit? Weights (split evenly over tp, as recommend counts them) and the KV cache per GPU.
+  const MemoryFit fit = fit_memory(m, w, *profile, 1.0);
+  const double weights_per_gpu = fit.weights_bytes_per_gpu;
+  const double memory_per_gpu = weights_per_gpu + double(c.kv_cache.bytes_per_gpu);
+  const bool fits = memory_per_gpu <= fit.budget_bytes;
+  nlohmann::json& predicted = r.json["predicted"] = times_json(t, TimesDetail::full);
+  predicted.update({{"profile", profile->name},
+                    {"profile_source", profile->source},
+                    {"basis", basis},
+                    {"extrapolated", t.extrapolated},
+                    {"memory_bytes_per_gpu", memory_per_gpu},
+                    {"device_memory_bytes", profile->spec.memory_bytes},
+                    {"fits_memory", fits}});
+  Table tt;
+  tt.title = "Predicted times on " + profile->name + " (" + basis + (t.extrapolated ? ", extrapolated" : "") + ")";
+  tt.columns = {"quantity", "time", "note"};
+  tt.right_align = {false, true, false};
+  tt.rows = {{"prefill", fmt_ms(t.prefill_ms), "batch x prompt, per GPU"},
+             {"prefill attention", fmt_ms(t.prefill_attention_ms), "core + projections"},
+             {"decode step", fmt_ms(t.decode_step_ms), "one token for each of batch sequences"},
+             {"decode attention", fmt_ms(t.decode_attention_ms), "core + projections"},
+             {"decode ffn", fmt_ms(t.decode_ffn_ms), ""},
+             {"tokens/s", fmt_fixed(t.tokens_per_s, 1), "batch / decode step"}};
+  if (hybrid) {
+    const std::string kind = linear_kind_text(m.linear.kind);
+    tt.rows.insert(tt.rows.begin() + 2, {"prefill " + kind + " core", fmt_ms(t.prefill_linear_core_ms),
+                                         "of prefill attention; roofline unless calibrated"});
+    tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
+                                         "of decode attention; roofline unless calibrated"});
   }
+  if (a.sparse()) {
+    const std::string note = t.indexer_roofline ? "the roofline: " + profile->name + " has no fit of the indexer" : "calibrated";
+    const auto at = [&](const std::string& q) {
+      return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
+    };
+    tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
+    tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
+  }
+  if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
+  r.tables.push_back(tt);
+  if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
+  if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
+  if (!fits)
+    r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
+                      fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +
+                      fmt_bytes(double(profile->spec.memory_bytes)) +
+                      "; the times above assume it did (more --tp, a smaller --batch or --context, or a narrower dtype).");
+}
 
+// The csv: every leaf of the JSON document as key (dotted path) and value.
+void flatten_to_csv(Report& r) {
   r.csv.columns = {"key", "value"};
   std::function<void(const nlohmann::json&, const std::string&)> flatten = [&](const nlohmann::json& j, const std::string& prefix) {
     for (const auto& [k, v] : j.items()) {
@@ -197,6 +207,21 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
     }
   };
   flatten(r.json, "");
+}
+
+}  // namespace
+
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile) {
+  const ModelCounts c = count_model(m, w);
+  Report r;
+  r.json = {{"schema_version", kSchemaVersion}, {"command", "analyze"}, {"model", model_json(m)},
+            {"workload", workload_json(w)}};
+  r.json.update(counts_json(c));
+  r.heading = heading(m, w);
+  const bool hybrid = c.params.linear_attention > 0;
+  r.tables = {params_table(m, w, c.params), kv_table(m, w, c.kv_cache, hybrid), flops_table(c), bytes_table(c, w, hybrid)};
+  if (profile) add_predictions(r, m, w, c, profile);
+  flatten_to_csv(r);
   r.notes.push_back(
       "Conventions: FLOPs count matmuls only; causal prefill counts the exact unmasked query-key pairs (not the "
       "half-square convention); MLA decode is counted absorbed, MLA prefill decompressed; the LM head runs on the last "
