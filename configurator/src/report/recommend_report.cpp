@@ -81,9 +81,13 @@ nlohmann::json candidate_json(const Candidate& c, const Recommendation& r) {
           {"rationale", c.rationale}};
 }
 
-Report recommend_report(const Recommendation& r) {
+namespace {
+
+// The document: inputs, shape, profile, the ranked candidates, the frontier, the rejections, the model's
+// own design.
+nlohmann::json recommend_json(const Recommendation& r, const std::string& basis) {
   const RecommendOptions& o = r.options;
-  Report rep;
+  nlohmann::json doc;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : r.ranked) cands.push_back(candidate_json(c, r));
   nlohmann::json pareto = nlohmann::json::array();
@@ -97,8 +101,7 @@ Report recommend_report(const Recommendation& r) {
                       {"quality_risk", std::string(to_string(c.risk.level))}, {"rank", c.rank}});
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& rj : r.rejected) rejected.push_back({{"design", rj.design}, {"reason", rj.reason}});
-  std::string basis = r.profile.calibrated() ? "calibrated" : "uncalibrated roofline";
-  rep.json = {{"schema_version", kSchemaVersion},
+  doc = {{"schema_version", kSchemaVersion},
               {"command", "recommend"},
               {"inputs", inputs_json(o)},
               {"shape", {{"d_model", r.shape.d_model}, {"layers", r.shape.layers}, {"budget_params", r.shape.budget},
@@ -111,8 +114,8 @@ Report recommend_report(const Recommendation& r) {
               {"pareto", pareto},
               {"rejected", rejected}};
   if (r.ranked.empty() && r.closest) {
-    rep.json["closest"] = candidate_json(*r.closest, r);
-    rep.json["closest"]["miss"] = r.closest_miss;
+    doc["closest"] = candidate_json(*r.closest, r);
+    doc["closest"]["miss"] = r.closest_miss;
   }
   if (r.base_design) {
     Candidate own = *r.base_design;
@@ -124,37 +127,49 @@ Report recommend_report(const Recommendation& r) {
     j["reason"] = r.base_verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.base_verdict);
     j["class_design"] = r.base_class_rank ? nlohmann::json(r.base_class_design) : nlohmann::json(nullptr);
     j["class_rank"] = r.base_class_rank ? nlohmann::json(r.base_class_rank) : nlohmann::json(nullptr);
-    rep.json["model_design"] = j;
+    doc["model_design"] = j;
   }
 
+  return doc;
+}
+
+std::string heading(const Recommendation& r, const std::string& basis) {
+  const RecommendOptions& o = r.options;
   // The layers as every candidate has them (windows, chunks, linear-attention layers).
   const ModelSpec* any = !r.ranked.empty() ? &r.ranked.front().spec : r.base_design ? &r.base_design->spec : nullptr;
   const std::string layers = any ? layer_pattern_text(*any) : std::to_string(r.shape.layers) + " layers";
-  rep.heading = "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + layers + ", " +
+  return "mhacfg recommend: d_model " + std::to_string(r.shape.d_model) + ", " + layers + ", " +
                 billions(double(r.shape.budget)) + " params, context " + std::to_string(o.workload.context) + " on " +
                 r.profile.name + " (" + basis + ")" + (o.workload.tp > 1 ? ", tp " + std::to_string(o.workload.tp) : "") + "; objective " +
                 std::string(to_string(o.objective)) + ", quality " + std::string(to_string(o.quality));
+}
+
+// One row of the ranking (and of the model's own design beside it).
+std::vector<std::string> table_row(const Candidate& c, const std::string& rank, const RecommendOptions& o) {
+  const AttentionSpec& a = c.spec.attention;
+  return std::vector<std::string>{rank, design_label(a, LabelStyle::table),
+                                  a.v_head_dim != a.head_dim ? std::to_string(a.head_dim) + "/" + std::to_string(a.v_head_dim)
+                                                             : std::to_string(a.head_dim),
+                                  fmt_bytes(double(c.counts.kv_cache.bytes_per_token)),
+                                  std::to_string(c.batch) + (c.batch_capped && !o.batch ? "+" : ""),
+                                  fmt_fixed(c.at_batch.tokens_per_s, 0), fmt_ms(c.single.decode_step_ms), fmt_ms(c.single.prefill_ms),
+                                  fmt_count(double(c.counts.params.total)), std::string(to_string(c.risk.level))};
+}
+
+// The ranking as a table, and as the csv's rows.
+Table ranked_table(const Recommendation& r, Table& csv) {
+  const RecommendOptions& o = r.options;
   Table t;
   t.title = "Ranked candidates (" + std::to_string(r.feasible) + " feasible of " + std::to_string(r.evaluated) + " evaluated)";
   t.columns = {"rank", "design", "head_dim", "KV/token", "batch", "tokens/s", "decode b=1", "prefill", "params", "risk"};
   t.right_align = {true, false, true, true, true, true, true, true, true, false};
-  rep.csv.columns = {"rank", "variant", "num_q_heads", "num_kv_heads", "head_dim", "v_head_dim", "kv_lora_rank",
+  csv.columns = {"rank", "variant", "num_q_heads", "num_kv_heads", "head_dim", "v_head_dim", "kv_lora_rank",
                      "q_lora_rank", "kv_bytes_per_token", "batch", "max_batch", "tokens_per_s", "decode_step_ms_batch1",
                      "prefill_ms", "params_total", "quality_risk", "score"};
-  auto table_row = [&](const Candidate& c, const std::string& rank) {
-    const AttentionSpec& a = c.spec.attention;
-    return std::vector<std::string>{rank, design_label(a, LabelStyle::table),
-                      a.v_head_dim != a.head_dim ? std::to_string(a.head_dim) + "/" + std::to_string(a.v_head_dim)
-                                                 : std::to_string(a.head_dim),
-                      fmt_bytes(double(c.counts.kv_cache.bytes_per_token)),
-                      std::to_string(c.batch) + (c.batch_capped && !o.batch ? "+" : ""),
-                      fmt_fixed(c.at_batch.tokens_per_s, 0), fmt_ms(c.single.decode_step_ms), fmt_ms(c.single.prefill_ms),
-                      fmt_count(double(c.counts.params.total)), std::string(to_string(c.risk.level))};
-  };
   for (const auto& c : r.ranked) {
     const AttentionSpec& a = c.spec.attention;
-    t.rows.push_back(table_row(c, std::to_string(c.rank)));
-    rep.csv.rows.push_back({std::to_string(c.rank), std::string(to_string(a.variant)), std::to_string(a.num_q_heads),
+    t.rows.push_back(table_row(c, std::to_string(c.rank), o));
+    csv.rows.push_back({std::to_string(c.rank), std::string(to_string(a.variant)), std::to_string(a.num_q_heads),
                             std::to_string(a.num_kv_heads), std::to_string(a.head_dim), std::to_string(a.v_head_dim),
                             std::to_string(a.mla.kv_lora_rank), std::to_string(a.mla.q_lora_rank),
                             std::to_string(c.counts.kv_cache.bytes_per_token), std::to_string(c.batch),
@@ -163,27 +178,33 @@ Report recommend_report(const Recommendation& r) {
                             std::to_string(c.counts.params.total), std::string(to_string(c.risk.level)),
                             fmt_fixed(c.score, 6)});
   }
-  rep.tables.push_back(t);
+  return t;
 
-  // The model's own attention beside the first candidate: where it ranks, or why it is not ranked.
-  if (r.base_design) {
-    const Candidate& own = *r.base_design;
-    Table mt = t;
-    mt.title = own.spec.name + "'s own attention (" + design_label(own.spec.attention) + "): " +
-               (!r.base_rank ? r.base_verdict
-                : r.base_class_design == design_label(own.spec.attention)
-                    ? "rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) + " designs"
-                    : "would rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) +
-                          " designs; its class is ranked " + std::to_string(r.base_class_rank) + " as " +
-                          r.base_class_design);
-    mt.rows.clear();
-    if (own.at_batch.tokens_per_s > 0) mt.rows.push_back(table_row(own, r.base_rank ? std::to_string(r.base_rank) : "-"));
-    if (!r.ranked.empty() && !same_attention(r.ranked.front().spec.attention, own.spec.attention))
-      mt.rows.push_back(table_row(r.ranked.front(), "1"));
-    if (!mt.rows.empty()) rep.tables.push_back(mt);
-    else rep.notes.push_back(mt.title + ".");
-  }
+}
 
+// The model's own attention beside the first candidate: where it ranks, or why it is not ranked.
+void add_own_design(Report& rep, const Recommendation& r, const Table& ranked) {
+  const RecommendOptions& o = r.options;
+  if (!r.base_design) return;
+  const Candidate& own = *r.base_design;
+  Table mt = ranked;
+  mt.title = own.spec.name + "'s own attention (" + design_label(own.spec.attention) + "): " +
+             (!r.base_rank ? r.base_verdict
+              : r.base_class_design == design_label(own.spec.attention)
+                  ? "rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) + " designs"
+                  : "would rank " + std::to_string(r.base_rank) + " of " + std::to_string(r.designs) +
+                        " designs; its class is ranked " + std::to_string(r.base_class_rank) + " as " +
+                        r.base_class_design);
+  mt.rows.clear();
+  if (own.at_batch.tokens_per_s > 0) mt.rows.push_back(table_row(own, r.base_rank ? std::to_string(r.base_rank) : "-", o));
+  if (!r.ranked.empty() && !same_attention(r.ranked.front().spec.attention, own.spec.attention))
+    mt.rows.push_back(table_row(r.ranked.front(), "1", o));
+  if (!mt.rows.empty()) rep.tables.push_back(mt);
+  else rep.notes.push_back(mt.title + ".");
+}
+
+// The top three's rationales, the Pareto frontier and the rejected alternatives.
+void add_explanations(Report& rep, const Recommendation& r) {
   for (const auto& c : r.ranked) {
     Table why;
     why.title = "#" + std::to_string(c.rank) + " " + design_label(c.spec.attention) + ": why";
@@ -212,6 +233,10 @@ Report recommend_report(const Recommendation& r) {
     for (const auto& rj : r.rejected) rt.rows.push_back({rj.design, rj.reason});
     rep.tables.push_back(rt);
   }
+}
+
+void add_notes(Report& rep, const Recommendation& r) {
+  const RecommendOptions& o = r.options;
   rep.notes.push_back("Shape: " + r.shape.rule + ".");
   rep.notes.push_back(r.profile.calibrated()
                           ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
@@ -225,7 +250,21 @@ Report recommend_report(const Recommendation& r) {
                         "(a wider wq_b).");
   rep.notes.push_back("Memory counts weights and KV cache in " + fmt_fixed(o.memory_fraction * 100, 0) +
                       " % of device memory; activations and runtime buffers use the rest.");
+}
+
+}  // namespace
+
+Report recommend_report(const Recommendation& r) {
+  const std::string basis = r.profile.calibrated() ? "calibrated" : "uncalibrated roofline";
+  Report rep;
+  rep.json = recommend_json(r, basis);
+  rep.heading = heading(r, basis);
+  rep.tables.push_back(ranked_table(r, rep.csv));
+  add_own_design(rep, r, rep.tables.front());
+  add_explanations(rep, r);
+  add_notes(rep, r);
   return rep;
 }
+
 
 }  // namespace mhacfg
