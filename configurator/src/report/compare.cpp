@@ -36,9 +36,9 @@ struct Column {
   QualityRisk risk;
 };
 
-}  // namespace
 
-Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile) {
+// Each model's counts, predictions, sequences that fit and quality risk.
+std::vector<Column> columns(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile) {
   const Predictor pred(profile);
   std::vector<Column> cols;
   for (std::size_t i = 0; i < models.size(); ++i) {
@@ -58,12 +58,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     c.risk = assess_quality(m.attention);
     cols.push_back(std::move(c));
   }
-  Report r;
-  const Workload& w = o.workload;
-  r.heading = "Compare on " + profile.name + " (" + (profile.calibrated() ? "calibrated" : "uncalibrated roofline") +
-              "): batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
-              std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) +
-              (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+  return cols;
+}
+
+// One row per quantity, each model's value and its delta against the first.
+Table side_by_side(const std::vector<Column>& cols, const std::vector<ModelSpec>& models) {
   Table t;
   t.columns = {"quantity"};
   for (std::size_t i = 0; i < cols.size(); ++i) {
@@ -121,9 +120,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
       [](const Column& c) { return fmt_fixed(c.times.tokens_per_s, 0); });
   row("max batch", [](const Column& c) { return double(c.max_batch); }, [](const Column& c) { return std::to_string(c.max_batch); });
   row("quality risk", [](const Column&) { return std::nan(""); }, [](const Column& c) { return std::string(to_string(c.risk.level)); });
-  r.tables.push_back(t);
-  r.csv = t;
+  return t;
+}
 
+nlohmann::json compare_json(const CompareOptions& o, const std::vector<Column>& cols, const std::vector<ModelSpec>& models,
+                            const Profile& profile) {
   nlohmann::json items = nlohmann::json::array();
   for (std::size_t i = 0; i < cols.size(); ++i) {
     const Column& c = cols[i];
@@ -150,8 +151,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
     }
     items.push_back(j);
   }
-  r.json = {{"schema_version", kSchemaVersion}, {"command", "compare"}, {"workload", workload_json(w)},
+  return {{"schema_version", kSchemaVersion}, {"command", "compare"}, {"workload", workload_json(o.workload)},
             {"target", profile.name}, {"memory_fraction", o.memory_fraction}, {"models", items}};
+}
+
+void add_notes(Report& r, const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile) {
   for (const auto& m : models)
     if (m.num_linear_layers() > 0) {
       r.notes.push_back(linear_roofline_note(m, profile));
@@ -167,6 +171,22 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   }
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
+}
+
+}  // namespace
+
+Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile) {
+  const std::vector<Column> cols = columns(o, models, profile);
+  Report r;
+  const Workload& w = o.workload;
+  r.heading = "Compare on " + profile.name + " (" + (profile.calibrated() ? "calibrated" : "uncalibrated roofline") +
+              "): batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
+              std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) +
+              (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+  r.tables.push_back(side_by_side(cols, models));
+  r.csv = r.tables.back();
+  r.json = compare_json(o, cols, models, profile);
+  add_notes(r, o, models, profile);
   return r;
 }
 
