@@ -364,9 +364,8 @@ void mark_pareto(std::vector<Candidate>& cs) {
   }
 }
 
-}  // namespace
-
-Recommendation recommend(const RecommendOptions& given, const Profile& profile) {
+// The options as searched: windows applied to the base model, every option checked. Throws InputError.
+RecommendOptions checked_options(const RecommendOptions& given) {
   RecommendOptions o = given;
   if (o.base && o.layer_pattern.any()) {  // its own design and every candidate keep the windows asked for
     apply_layer_pattern(o.layer_pattern, *o.base);
@@ -385,14 +384,13 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
       throw InputError("--" + std::string(e.what()));  // "tp = ...: must divide ..." names the flag
     }
   }
-  Recommendation r;
-  r.options = o;
-  r.profile = profile;
-  r.shape = derive_shape(o);
-  const Context ctx{o, r.shape, r.profile, Predictor(r.profile), double(profile.spec.memory_bytes) * o.memory_fraction};
+  return o;
+}
 
-  std::vector<Candidate> feasible;
-  std::vector<Rejected> rejected;
+// Every enumerated design evaluated: the feasible ones, and the others with the rule they failed; the
+// closest miss for an infeasible search.
+void search(const Context& ctx, Recommendation& r, std::vector<Candidate>& feasible, std::vector<Rejected>& rejected) {
+  const RecommendOptions& o = ctx.o;
   double closest_miss = 0;
   for (ModelSpec& spec : enumerate(o, r.shape)) {
     const AttentionVariant variant = spec.attention.variant;
@@ -414,27 +412,64 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
     }
     rejected.push_back({std::move(e.c), e.constraint, std::move(e.reason)});
   }
-  // The base model's own attention, with its own FFN: ranked among the candidates when it is feasible
-  // and searched (in place of the enumerated twin held to the budget), else reported with the reason.
-  if (o.base) {
-    Evaluated own = evaluate(ctx, *o.base, false);
-    ++r.evaluated;
-    const AttentionVariant variant = own.c.spec.attention.variant;
-    if (own.verdict == Verdict::rejected) {
-      r.base_verdict = own.reason;
-      // Rejected before it was counted (memory, tensor parallelism): its sizes and times all the same.
-      if (own.c.counts.params.total == 0 && complete_closest(ctx, own.c) != o.workload.tp)
-        r.base_verdict += " (its sizes and times are counted on one GPU)";
-    } else if (!wanted(o, variant)) {
-      r.base_verdict = "not searched: --variants leaves out " + std::string(to_string(variant));
-    } else {
-      feasible.erase(std::remove_if(feasible.begin(), feasible.end(),
-                                    [&](const Candidate& c) { return same_attention(c.spec.attention, own.c.spec.attention); }),
-                     feasible.end());
-      feasible.push_back(own.c);
-    }
-    r.base_design = std::move(own.c);
+}
+
+// The base model's own attention, with its own FFN: ranked among the candidates when it is feasible
+// and searched (in place of the enumerated twin held to the budget), else reported with the reason.
+void place_base(const Context& ctx, Recommendation& r, std::vector<Candidate>& feasible) {
+  const RecommendOptions& o = ctx.o;
+  if (!o.base) return;
+  Evaluated own = evaluate(ctx, *o.base, false);
+  ++r.evaluated;
+  const AttentionVariant variant = own.c.spec.attention.variant;
+  if (own.verdict == Verdict::rejected) {
+    r.base_verdict = own.reason;
+    // Rejected before it was counted (memory, tensor parallelism): its sizes and times all the same.
+    if (own.c.counts.params.total == 0 && complete_closest(ctx, own.c) != o.workload.tp)
+      r.base_verdict += " (its sizes and times are counted on one GPU)";
+  } else if (!wanted(o, variant)) {
+    r.base_verdict = "not searched: --variants leaves out " + std::string(to_string(variant));
+  } else {
+    feasible.erase(std::remove_if(feasible.begin(), feasible.end(),
+                                  [&](const Candidate& c) { return same_attention(c.spec.attention, own.c.spec.attention); }),
+                   feasible.end());
+    feasible.push_back(own.c);
   }
+  r.base_design = std::move(own.c);
+}
+
+// The base's place in the design ranking: its class's rank when it represents the class, else the
+// rank it would take there (the designs of other classes that score better, plus one).
+void rank_base(Recommendation& r, const std::vector<Candidate>& feasible, const std::vector<Candidate>& designs) {
+  if (!r.base_design || !r.base_verdict.empty()) return;
+  for (const auto& c : feasible)
+    if (same_attention(c.spec.attention, r.base_design->spec.attention)) {
+      r.base_design = c;  // with its score and Pareto mark
+      r.base_rank = 1 + std::count_if(designs.begin(), designs.end(), [&](const Candidate& d) {
+                      return d.score < c.score && !same_class(d.spec.attention, c.spec.attention);
+                    });
+      for (const auto& d : designs)
+        if (same_class(d.spec.attention, c.spec.attention)) {
+          r.base_class_design = design_label(d.spec.attention);
+          r.base_class_rank = d.rank;
+        }
+    }
+}
+
+}  // namespace
+
+Recommendation recommend(const RecommendOptions& given, const Profile& profile) {
+  const RecommendOptions o = checked_options(given);
+  Recommendation r;
+  r.options = o;
+  r.profile = profile;
+  r.shape = derive_shape(o);
+  const Context ctx{o, r.shape, r.profile, Predictor(r.profile), double(profile.spec.memory_bytes) * o.memory_fraction};
+
+  std::vector<Candidate> feasible;
+  std::vector<Rejected> rejected;
+  search(ctx, r, feasible, rejected);
+  place_base(ctx, r, feasible);
   r.feasible = static_cast<std::int64_t>(feasible.size());
   if (feasible.empty()) {
     if (!r.closest && !rejected.empty()) {
@@ -457,21 +492,7 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
   std::vector<Candidate> designs = distinct_designs(feasible);
   for (std::size_t i = 0; i < designs.size(); ++i) designs[i].rank = static_cast<std::int64_t>(i + 1);
   r.designs = static_cast<std::int64_t>(designs.size());
-  // The base's place in the design ranking: its class's rank when it represents the class, else the
-  // rank it would take there (the designs of other classes that score better, plus one).
-  if (r.base_design && r.base_verdict.empty())
-    for (const auto& c : feasible)
-      if (same_attention(c.spec.attention, r.base_design->spec.attention)) {
-        r.base_design = c;  // with its score and Pareto mark
-        r.base_rank = 1 + std::count_if(designs.begin(), designs.end(), [&](const Candidate& d) {
-                        return d.score < c.score && !same_class(d.spec.attention, c.spec.attention);
-                      });
-        for (const auto& d : designs)
-          if (same_class(d.spec.attention, c.spec.attention)) {
-            r.base_class_design = design_label(d.spec.attention);
-            r.base_class_rank = d.rank;
-          }
-      }
+  rank_base(r, feasible, designs);
   explain(r, designs, feasible, rejected);
   return r;
 }
