@@ -10,4 +10,8 @@ cmake --build "$work/build" -j2 >/dev/null
 "$work/build/consumer"
 test -x "$work/prefix/bin/mhacfg"
 "$work/prefix/bin/mhacfg" profiles >/dev/null
+# The installed CLI finds its CPU backend plugin (<prefix>/<libdir>/mhacfg) and measures with it.
+printf '{"op": "gemm", "m": 4, "n": 8, "k": 8, "dtype": "fp32"}\n' >"$work/gemm.jsonl"
+timed=$(env -u MHACFG_BACKEND_DIR "$work/prefix/bin/mhacfg" bench --in "$work/gemm.jsonl" --repetitions 1)
+grep -q '"backend":"mhacfg-cpu"' <<<"$timed"
 echo "1 passed, 0 failed"
