@@ -159,6 +159,9 @@ TEST_CASE("the backends through their interface", "[device]") {
   REQUIRE(seen.size() >= 2);  // a round of both, then rounds of the ones whose fastest two disagree
   CHECK((seen[0] == 0 && seen[1] == 1));
   CHECK(ms[0].backend == "mhacfg-cpu");
+  const mhacfg::kernels::Measurement one = cpu->measure(gemm, o);
+  CHECK(one.statistic == "min");
+  CHECK(one.time_ms > 0);
   // Errors raised inside the plugin reach the program with their types (the CLI's exit codes).
   o.threads = 0;
   CHECK_THROWS_AS(cpu->measure_rounds({gemm}, o, {}), mhacfg::InputError);
