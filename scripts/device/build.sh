@@ -3,7 +3,9 @@
 # runs on the lent H200 (Ubuntu 24.04, no libboost_program_options, hence static Boost), and copies
 # them into device-bin/ (ignored, carried with the device call; must stay under 64 MiB).
 #   scripts/device/build.sh            # then: device tool run, carry ["device-bin"]
-# Built: mhacfg_cuda_tests, mhacfg_cuda_speed and, where the configurator provides it, the CLI mhacfg.
+# Built: mhacfg_cuda_tests, mhacfg_cuda_speed and, where the configurator provides it, the CLI mhacfg
+# with its backend plugins (libmhacfg_backend_cuda.so, libmhacfg_backend_cpu.so), which it loads from
+# its own folder when a command measures: they sit next to it in device-bin/.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -35,12 +37,16 @@ rm -rf "$bin"
 mkdir -p "$bin"
 find "$build" -type f -perm -u+x \( -name mhacfg_cuda_tests -o -name mhacfg_cuda_speed -o -name mhacfg \) \
   -exec cp {} "$bin/" \;
+if [ -x "$bin/mhacfg" ]; then
+  cp "$build"/libmhacfg_backend_*.so "$bin/"
+fi
 strip --strip-unneeded "$bin"/* 2>/dev/null || true
 # Shared libraries the device machine lacks (it has glibc, libstdc++, libgomp and CUDA 13, but e.g.
 # Google Benchmark there is another soname than Debian's libbenchmark.so.1debian): carried in lib/,
 # which h200_check.sh puts on LD_LIBRARY_PATH.
 mkdir -p "$bin/lib"
-for b in "$bin"/mhacfg*; do
+for b in "$bin"/mhacfg* "$bin"/libmhacfg_backend_*.so; do
+  [ -e "$b" ] || continue
   ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
     grep -vE '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|ld-linux[^/]*)\.so|/usr/local/cuda' |
     while read -r lib; do cp -L "$lib" "$bin/lib/"; done || true  # grep finds none: nothing to carry
@@ -49,6 +55,10 @@ grep -E "Compiling entry|registers|spill" "$build/build.log" > "$bin/ptxas.txt" 
 for b in mhacfg_cuda_tests mhacfg_cuda_speed; do
   [ -x "$bin/$b" ] || { echo "build.sh: $b missing from $bin" >&2; exit 1; }
 done
+if [ -x "$bin/mhacfg" ] && [ ! -f "$bin/libmhacfg_backend_cuda.so" ]; then
+  echo "build.sh: $bin/mhacfg without libmhacfg_backend_cuda.so: calibrate --device cuda could not run" >&2
+  exit 1
+fi
 size=$(du -sb "$bin" | cut -f1)
 if [ "$size" -ge $((64 * 1024 * 1024)) ]; then
   echo "build.sh: $bin is $size bytes, over the 64 MiB the device call can carry" >&2

@@ -12,7 +12,8 @@
 #   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
 #   profile    ncu per-kernel times of the small decode rows (diagnostic; where ncu exists)
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
-#              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg exists;
+#              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg and
+#              the CUDA backend plugin it loads from its own folder, libmhacfg_backend_cuda.so, exist;
 #              the full CUDA grid: 120 records (14 of them linear-attention decode steps, new since the last
 #              run), each on 3 fresh allocations timed 23 times; ~15 s)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
@@ -61,7 +62,7 @@ step() {  # step NAME LIMIT_S COMMAND...
 
 # `timeout` runs programs, not shell functions: the report is a bash -c script.
 env_report='nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.mem,temperature.gpu,power.draw,memory.used,memory.total --format=csv
-for b in "$BIN"/mhacfg*; do echo "$b:"; ldd "$b" | grep -E "cuda|cublas|benchmark|not found"; done
+for b in "$BIN"/mhacfg* "$BIN"/libmhacfg_backend_*.so; do [ -e "$b" ] || continue; echo "$b:"; ldd "$b" | grep -E "cuda|cublas|benchmark|not found"; done
 compute-sanitizer --version | tail -1'
 
 step env 15 bash -c "$env_report"
@@ -79,7 +80,7 @@ profile='for c in "decode MQA B1 L32768 32/1 d128" "decode B1 L32768 32/8 d128";
     grep -E "decode_kernel|combine_kernel|gpu__time_duration|ERR|rror"
 done; exit 0'
 if command -v ncu >/dev/null; then step profile 30 bash -c "$profile"; fi
-if [ -x "$BIN/mhacfg" ]; then
+if [ -x "$BIN/mhacfg" ] && [ -f "$BIN/libmhacfg_backend_cuda.so" ]; then
   step calibrate 60 "$BIN/mhacfg" calibrate --device cuda --out "$OUT/h200-sxm.json" \
     --holdout tests/fixtures/h200-holdout-shapes.jsonl --save-measurements "$OUT/h200-measured.jsonl" \
     --save-holdout "$OUT/h200-holdout-measured.jsonl"
@@ -89,7 +90,7 @@ if [ -x "$BIN/mhacfg" ]; then
     step validate 20 "$BIN/mhacfg" validate "${vargs[@]}"
   fi
 else
-  echo "=== calibrate/validate skipped: no device-bin/mhacfg" | tee -a "$LOG"
+  echo "=== calibrate/validate skipped: no device-bin/mhacfg or device-bin/libmhacfg_backend_cuda.so" | tee -a "$LOG"
 fi
 
 {

@@ -1,14 +1,32 @@
 #include "mhacfg/configurator/calibrate/device_bench.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include "mhacfg/costmodel/errors.hpp"
-#if MHACFG_WITH_CUDA
-#include "mhacfg/kernels/cuda/bench.hpp"
-#endif
 
 namespace mhacfg {
+
+namespace {
+
+// The plugin of d's backend, loaded on first use. A missing plugin is a build without that backend
+// (the error says how to build one) or an installation that lost it (the error says where it looked).
+kernels::Backend& backend(const DeviceChoice& d) {
+  const std::string name = d.cuda ? "cuda" : "cpu";
+  if (kernels::Backend* b = kernels::load_backend(name)) return *b;
+  if (!kernels::backend_was_built(name))
+    throw RuntimeFailure("--device " + d.label + ": this mhacfg was built without CUDA (configure with -DMHACFG_CUDA=ON where nvcc is installed)");
+  std::string dirs;
+  for (const std::string& dir : kernels::backend_search_dirs()) dirs += (dirs.empty() ? "" : ", ") + dir;
+  throw RuntimeFailure("--device " + d.label + ": no " + kernels::backend_file_name(name) + " in " + escaped(dirs) +
+                       " (set MHACFG_BACKEND_DIR to the folder that holds it)");
+}
+
+// The options with the device's ordinal (the CPU has one device).
+kernels::BenchOptions on_device(const DeviceChoice& d, const kernels::BenchOptions& o) {
+  kernels::BenchOptions c = o;
+  if (d.cuda) c.device = d.ordinal;
+  return c;
+}
+
+}  // namespace
 
 DeviceChoice parse_device(const std::string& text) {
   DeviceChoice d;
@@ -22,72 +40,30 @@ DeviceChoice parse_device(const std::string& text) {
         throw InputError("--device", text, "expected cpu, cuda or cuda:N");
       d.ordinal = std::stoi(n);
     }
-#if MHACFG_WITH_CUDA
-    const int count = kernels::cuda_device_count();
+    const int count = backend(d).device_count();
     if (count == 0) throw RuntimeFailure("--device " + text + ": no CUDA device is available on this machine");
     if (d.ordinal >= count)
       throw InputError("--device", text, "this machine has " + std::to_string(count) + " CUDA device(s)");
     return d;
-#else
-    throw RuntimeFailure("--device " + text + ": this mhacfg was built without CUDA (configure with -DMHACFG_CUDA=ON where nvcc is installed)");
-#endif
   }
   throw InputError("--device", text, "expected cpu, cuda or cuda:N");
 }
 
 std::string unsupported_reason(const DeviceChoice& d, const MeasurementRecord& r) {
-#if MHACFG_WITH_CUDA
-  if (d.cuda) return kernels::cuda_unsupported_reason(r);
-#endif
-  (void)d;
-  return kernels::cpu_unsupported_reason(r);
+  return backend(d).unsupported_reason(r);
 }
 
-kernels::Measurement measure(const DeviceChoice& d, const MeasurementRecord& r, const kernels::BenchOptions& o) {
-#if MHACFG_WITH_CUDA
-  if (d.cuda) {
-    kernels::BenchOptions c = o;
-    c.device = d.ordinal;
-    return kernels::measure_cuda(r, c);
-  }
-#endif
-  (void)d;
-  return kernels::measure_cpu(r, o);
+std::vector<kernels::Measurement> measure_rounds(const DeviceChoice& d, const std::vector<MeasurementRecord>& rs,
+                                                 const kernels::BenchOptions& o, const kernels::BenchProgress& progress) {
+  return backend(d).measure_rounds(rs, on_device(d, o), progress);
 }
 
 kernels::Ceilings measure_ceilings(const DeviceChoice& d, const kernels::BenchOptions& o) {
-#if MHACFG_WITH_CUDA
-  if (d.cuda) {
-    kernels::BenchOptions c = o;
-    c.device = d.ordinal;
-    return kernels::measure_cuda_ceilings(c);
-  }
-#endif
-  (void)d;
-  return kernels::measure_cpu_ceilings(o);
+  return backend(d).ceilings(on_device(d, o));
 }
 
-std::string device_name(const DeviceChoice& d) {
-#if MHACFG_WITH_CUDA
-  if (d.cuda) return kernels::cuda_device_name(d.ordinal);
-#endif
-  (void)d;
-  return kernels::cpu_device_name();
-}
+std::string device_name(const DeviceChoice& d) { return backend(d).device_name(d.ordinal); }
 
-std::int64_t device_memory_bytes(const DeviceChoice& d) {
-#if MHACFG_WITH_CUDA
-  if (d.cuda) return kernels::cuda_device_memory_bytes(d.ordinal);
-#endif
-  (void)d;
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::int64_t kib = 0;
-  while (in >> key >> kib) {
-    if (key == "MemTotal:") return kib * 1024;
-    in.ignore(256, '\n');
-  }
-  throw RuntimeFailure("cannot read MemTotal from /proc/meminfo");
-}
+std::int64_t device_memory_bytes(const DeviceChoice& d) { return backend(d).memory_bytes(d.ordinal); }
 
 }  // namespace mhacfg

@@ -86,15 +86,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
   const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
     progress.step(done + 1, total, in[i].op_class());
   };
-  std::vector<kernels::Measurement> ms;
-  if (d.cuda) {
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      step(i, in.size(), i);
-      ms.push_back(measure(d, in[i], o));
-    }
-  } else {
-    ms = kernels::measure_cpu_rounds(in, o, step);
-  }
+  const std::vector<kernels::Measurement> ms = measure_rounds(d, in, o, step);
   progress.done();
   std::vector<MeasurementRecord> out;
   for (std::size_t i = 0; i < in.size(); ++i) {

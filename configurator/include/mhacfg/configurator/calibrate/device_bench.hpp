@@ -1,10 +1,13 @@
-// Dispatch of measurements to the CPU or (when built) CUDA harness, shared by bench and calibrate.
+// The device a command measures on (--device), and its measurements through the backend plugins
+// (mhacfg/kernels/backend.hpp), shared by bench and calibrate. A plugin is loaded on first use only,
+// so the commands that do not measure never load CUDA or the benchmark harness.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "mhacfg/kernels/bench.hpp"
+#include "mhacfg/kernels/backend.hpp"
 
 namespace mhacfg {
 
@@ -17,7 +20,9 @@ struct DeviceChoice {
 DeviceChoice parse_device(const std::string& text);
 
 std::string unsupported_reason(const DeviceChoice& d, const MeasurementRecord& r);
-kernels::Measurement measure(const DeviceChoice& d, const MeasurementRecord& r, const kernels::BenchOptions& o);
+// Every record, as the device's harness measures them (see kernels::Backend::measure_rounds).
+std::vector<kernels::Measurement> measure_rounds(const DeviceChoice& d, const std::vector<MeasurementRecord>& rs,
+                                                 const kernels::BenchOptions& o, const kernels::BenchProgress& progress);
 kernels::Ceilings measure_ceilings(const DeviceChoice& d, const kernels::BenchOptions& o);
 std::string device_name(const DeviceChoice& d);
 // Memory of the device: MemTotal for the CPU, the card's global memory for CUDA.

@@ -1,0 +1,44 @@
+// The CPU backend plugin (libmhacfg_backend_cpu.so): the Backend interface over the CPU harness of
+// bench.hpp, with the Eigen kernels, OpenMP and Google Benchmark linked into the plugin only.
+#include <fstream>
+#include <memory>
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/backend.hpp"
+#include "plugin_entry.hpp"
+
+namespace mhacfg::kernels {
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  int device_count() const noexcept override { return 1; }
+  std::string device_name(int) const override { return cpu_device_name(); }
+  std::int64_t memory_bytes(int) const override {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::int64_t kib = 0;
+    while (in >> key >> kib) {
+      if (key == "MemTotal:") return kib * 1024;
+      in.ignore(256, '\n');
+    }
+    throw RuntimeFailure("cannot read MemTotal from /proc/meminfo");
+  }
+  std::string unsupported_reason(const MeasurementRecord& r) const override { return cpu_unsupported_reason(r); }
+  Measurement measure(const MeasurementRecord& r, const BenchOptions& o) override { return measure_cpu(r, o); }
+  std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
+                                          const BenchProgress& progress) override {
+    return measure_cpu_rounds(rs, o, progress);
+  }
+  Ceilings ceilings(const BenchOptions& o) override { return measure_cpu_ceilings(o); }
+};
+
+}  // namespace
+
+}  // namespace mhacfg::kernels
+
+extern "C" MHACFG_PLUGIN_EXPORT const mhacfg::kernels::BackendPluginInfo* mhacfg_backend_plugin() {
+  return mhacfg::kernels::plugin_info<mhacfg::kernels::CpuBackend>();
+}
