@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The README's shown outputs are what the binary prints.
+"""The README's and the docs' shown outputs are what the binary prints.
 
-The quick start's recommendation (whose output "## What it says" shows) and every fenced block whose
-first line is `$ ./build/mhacfg ...` are run from the README's folder, and the shown lines must equal
-the output's first lines (trailing blanks ignored) up to a line starting with "..." (an elision).
-Blocks of commands that measure this machine (bench, calibrate --device, validate of a fresh
-calibration) are skipped: their figures are a record of a run, not a reproducible output.
+In README.md and in every docs/*.md page, the quick start's recommendation (whose output "## What it
+says" shows) and every fenced block whose first line is `$ ./build/mhacfg ...` are run from the
+repository's root, and the shown lines must equal the output's first lines (trailing blanks ignored) up
+to a line starting with "..." (an elision). Blocks of commands that measure this machine (bench,
+calibrate --device, validate of a fresh calibration) are skipped: their figures are a record of a run,
+not a reproducible output. A page without such blocks is not checked; README.md must have some.
 
-usage: readme_check.py MHACFG README.md
+usage: readme_check.py MHACFG REPOSITORY_ROOT
 """
+import glob
 import re
 import shlex
 import os
@@ -36,9 +38,9 @@ def blocks(text):
         yield cmd, lines[i:]
 
 
-def main():
-    mhacfg, readme = os.path.abspath(sys.argv[1]), sys.argv[2]
-    text = open(readme, encoding="utf-8").read()
+def check(mhacfg, root, page):
+    """(blocks run, mismatches) of one page."""
+    text = open(os.path.join(root, page), encoding="utf-8").read()
     checked, failures = 0, []
     for cmd, lines in blocks(text):
         args = shlex.split(cmd)[1:]
@@ -46,7 +48,7 @@ def main():
             continue  # measured on this machine: a record of a run, not a reproducible output
         shown_out = written = None
         scratch = tempfile.TemporaryDirectory()  # removed when the block is done
-        if "--out" in args:  # write the file elsewhere than the README's folder (and show the README's name)
+        if "--out" in args:  # write the file elsewhere than the repository (and show the page's name)
             i = args.index("--out") + 1
             shown_out, written = args[i], scratch.name + "/out.json"
             args[i] = written
@@ -57,22 +59,34 @@ def main():
             if line.startswith("$ "):  # a second command in the block: compare up to it
                 break
             shown.append(line.rstrip())
-        out = subprocess.run([mhacfg] + args, capture_output=True, text=True, cwd=os.path.dirname(os.path.abspath(readme)))
+        out = subprocess.run([mhacfg] + args, capture_output=True, text=True, cwd=root)
         stdout = out.stdout.replace(written, shown_out) if written else out.stdout
         got = [l.rstrip() for l in stdout.splitlines()]
         checked += 1
         for i, want in enumerate(shown):
             have = got[i] if i < len(got) else "(no line)"
             if have != want:
-                failures.append(f"{cmd}\n  line {i + 2} of the README block: {want!r}\n  the binary prints:        {have!r}")
+                failures.append(f"{page}: {cmd}\n  line {i + 2} of the block: {want!r}\n  the binary prints:  {have!r}")
                 break
-    for f in failures:
-        print("MISMATCH:", f)
-    print(f"{checked} README blocks run, {len(failures)} differ")
-    if checked == 0:
-        print("no README block found: the check checked nothing")
-        return 1
-    return 1 if failures else 0
+    return checked, failures
+
+
+def main():
+    mhacfg, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    pages = ["README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
+    status = 0
+    for page in pages:
+        checked, failures = check(mhacfg, root, page)
+        for f in failures:
+            print("MISMATCH:", f)
+        if checked or page == "README.md":
+            print(f"{page}: {checked} blocks run, {len(failures)} differ")
+        if failures:
+            status = 1
+        if checked == 0 and page == "README.md":
+            print("no README block found: the check checked nothing")
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

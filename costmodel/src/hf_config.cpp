@@ -157,7 +157,7 @@ using namespace hf;
 
 using Parser = std::function<void(const JsonFields&, ModelSpec&)>;
 
-// In the order the README lists the families; RefinedWeb* are Falcon's pre-transformers names.
+// In the order docs/models.md lists the families; RefinedWeb* are Falcon's pre-transformers names.
 const std::vector<std::pair<std::string, Parser>>& parsers() {
   static const std::vector<std::pair<std::string, Parser>> table = {
       {"gpt2", parse_gpt2},

@@ -9,7 +9,7 @@ started right after minutes of calibrations once ran 8-25 % (once 10-76 %) slowe
 calibrations' own rounds, so a 5 % median cannot be asserted reliably in CI on machines like these.
 Four quick calibrations of this version (2026-11-30, late) on the development VM: set 1 median
 2.3-3.6 %, p90 5.7-6.6 %; set 2 median 2.9-4.3 %, p90 11.4-14.6 %; set 3 median 4.5-6.1 %, p90
-8.6-11.6 % (their misses are in the README). The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
+8.6-11.6 % (their misses are in docs/calibration.md). The measured figures are printed and recorded in the issue notes. Usage: cpu_holdout_test.py MHACFG SOURCE_DIR WORK_DIR
 """
 import json
 import subprocess

@@ -39,8 +39,13 @@ inline f32x16 load16(const float* p) {
 inline f32x16 load16(const bf16_bits* p) {
 #if defined(__AVX512F__)
   // GCC splits __builtin_convertvector into 256-bit halves (5 instructions instead of 1).
+  // GCC 12's avx512fintrin.h passes `__m512i __Y = __Y;` (_mm512_undefined_epi32) to these two
+  // intrinsics, which -Wuninitialized reports once they are inlined here (fixed in GCC 13's header).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
   const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+#pragma GCC diagnostic pop
 #else
   u16x16 h;
   std::memcpy(&h, p, sizeof h);

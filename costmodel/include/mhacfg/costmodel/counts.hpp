@@ -1,5 +1,5 @@
 // Exact counts of a model under a workload: parameters, KV cache, FLOPs, bytes moved per decode step.
-// Conventions (README "Counting conventions"): FLOPs count matmuls only, a multiply-add is 2; causal
+// Conventions (docs/models.md, "Counting conventions"): FLOPs count matmuls only, a multiply-add is 2; causal
 // prefill counts the exact unmasked pairs; MLA decode is counted absorbed, MLA prefill decompressed.
 #pragma once
 
