@@ -34,7 +34,7 @@ def main():
     rows = []
     for target in args.targets.split(","):
         for context in (int(c) for c in args.contexts.split(",")):
-            rec = mhacfg_json(args.mhacfg, ["recommend", "--d-model", "4096", "--layers", "32", "--seq", str(context),
+            rec = mhacfg_json(args.mhacfg, ["recommend", "--d-model", "4096", "--layers", "32", "--context", str(context),
                                             "--target", target, "--top", "1"])
             llama = mhacfg_json(args.mhacfg, ["analyze", "--model", "llama-3-8b", "--context", str(context),
                                               "--target", target])
