@@ -141,6 +141,161 @@ std::vector<nlohmann::json> json_lines(const std::vector<MeasurementRecord>& rs)
   return out;
 }
 
+// --from: a profile fitted to imported timings, its spec from --base or the records' device.
+Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<std::string>& notes) {
+  Profile p;
+  const auto all = read_records(from, "--from");
+  const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
+  check_backends(all, backends);
+  const auto records = select_records(all, backends, &notes);
+  std::string base = a.opt_str("base").value_or("");
+  if (base.empty()) base = profile_for_device(records.front().device);
+  if (base.empty())
+    throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
+                                                "\"; give --base with a profile for its memory and ceilings");
+  p = load_profile(base, "--base");
+  forget_calibration(p);
+  p.name = a.opt_str("name").value_or(p.name + "-measured");
+  p.provenance = {{"source", "measured"}, {"from", from}, {"attention_backends", backends},
+                  {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
+                  {"records", records.size()}, {"device", records.front().device}};
+  if (!notes.empty()) p.provenance["backend_notes"] = notes;
+  fit_profile(p, records);
+  for (const std::string& h : a.list("holdout"))
+    add_validation(p, select_records(read_records(h, "--holdout"), backends), "held-out records in " + h);
+  return p;
+}
+
+// What one calibration run on a device measured: the grid, the held-out shapes (each file's end in
+// holdout_ends), the two speed checks and the machine's ceilings.
+struct DeviceRun {
+  std::vector<MeasurementRecord> measured, held, checks;
+  std::vector<std::string> holdout_files;
+  std::vector<std::size_t> holdout_ends;
+  kernels::Ceilings ceil;
+};
+
+DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool quick, const kernels::BenchOptions& o) {
+  DeviceRun run;
+  run.holdout_files = a.list("holdout");
+  const std::vector<std::string>& holdout_files = run.holdout_files;
+  std::vector<MeasurementRecord> holdout_in;
+  std::vector<std::size_t>& holdout_ends = run.holdout_ends;  // one past each file's last record in holdout_in
+  for (const std::string& h : holdout_files) {  // read (and checked) before anything is measured
+    const auto rs = read_records(h, "--holdout");
+    holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
+    holdout_ends.push_back(holdout_in.size());
+  }
+  // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
+  // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
+  // are measured in the same interleaved rounds as the grid, so both see the same machine.
+  const kernels::Ceilings before = measure_ceilings(dev, o);
+  const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
+  const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
+  // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
+  // different phase of the round), the two large speed checks last (their 1 GiB buffers would
+  // otherwise change the memory the next shapes get).
+  std::vector<MeasurementRecord> all;
+  std::vector<int> role;  // 0 grid, 1 held out, 2 speed check
+  for (std::size_t i = 0, h = 0; i < grid.size(); ++i) {
+    all.push_back(grid[i]);
+    role.push_back(0);
+    while (h < holdout_in.size() && (h + 1) * grid.size() <= (i + 1) * holdout_in.size()) {
+      all.push_back(holdout_in[h++]);
+      role.push_back(1);
+    }
+  }
+  all.push_back(speed_check_prefill(gd));
+  all.push_back(speed_check_decode(gd));
+  role.insert(role.end(), {2, 2});
+  const auto timed = measure_records(dev, all, "grid", o);
+  const kernels::Ceilings after = measure_ceilings(dev, o);
+  kernels::Ceilings& ceil = run.ceil;
+  ceil = before;
+  ceil.gemm_flop_per_s = std::max(before.gemm_flop_per_s, after.gemm_flop_per_s);
+  ceil.read_bytes_per_s = std::max(before.read_bytes_per_s, after.read_bytes_per_s);
+  for (std::size_t i = 0; i < timed.size(); ++i)
+    (role[i] == 0 ? run.measured : role[i] == 1 ? run.held : run.checks).push_back(timed[i]);
+  return run;
+}
+
+// --device: the measured profile (a GPU with a shipped datasheet profile keeps its spec and name).
+Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes) {
+  const DeviceChoice dev = parse_device(a.str("device"));
+  const bool quick = a.has("quick");
+  kernels::BenchOptions o = bench_options(a);
+  // 15 interleaved rounds (a round of the quick grid and held-out shapes takes ~1 s), then more for
+  // the shapes whose fastest rounds disagree, within the time budget: 60 s in all for --quick, 5
+  // minutes for the full grid. Many short rounds spread each shape's calls over the whole run,
+  // past slow phases of a shared machine that last seconds.
+  o.budget_s = quick ? 38 : 200;
+  const auto t0 = std::chrono::steady_clock::now();
+  const DeviceRun run = measure_on_device(a, dev, quick, o);
+  const std::vector<MeasurementRecord>& measured = run.measured;
+  const std::vector<MeasurementRecord>& held = run.held;
+  const std::vector<MeasurementRecord>& checks = run.checks;
+  const kernels::Ceilings& ceil = run.ceil;
+  const std::vector<std::string>& holdout_files = run.holdout_files;
+  const std::vector<std::size_t>& holdout_ends = run.holdout_ends;
+  const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
+  const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
+  Profile p;
+  const std::string name = device_name(dev);
+  // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
+  // replace profiles/<name>.json); the measured ceilings are recorded beside it. A CPU's spec is
+  // what was measured here.
+  const std::string base = dev.cuda ? profile_for_device(name) : "";
+  if (!base.empty()) {
+    p = load_profile(base, "--device");
+    forget_calibration(p);
+  } else {
+    p.kind = dev.cuda ? "gpu" : "cpu";
+    p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
+    p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
+    p.spec.compute_units = dev.cuda ? 0 : o.threads;
+    p.spec.memory_bytes = device_memory_bytes(dev);
+  }
+  p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
+  p.device = name;
+  p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
+                  {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
+                  {"records", measured.size()}, {"repetitions", o.repetitions}};
+  if (!dev.cuda) p.provenance["threads"] = o.threads;
+  if (dev.cuda) {
+    p.provenance["repetitions"] = kernels::kCudaWorkloads;  // fresh allocations per record
+    p.provenance["timing"] = "CUDA events; L2 flushed (256 MiB written) before each call; median of >= 20 calls on each of " +
+                             std::to_string(kernels::kCudaWorkloads) + " fresh allocations of the inputs, then the median of those";
+  }
+  fit_profile(p, measured);
+  p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
+                     {"read_bytes_per_s", ceil.read_bytes_per_s},
+                     {"prefill_attention_flop_per_s", prefill_flops},
+                     {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
+                     {"prefill_shape", checks[0].json},
+                     {"decode_kv_bytes_per_s", decode_bw},
+                     {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
+                     {"decode_shape", checks[1].json}});
+  if (!held.empty()) {
+    for (std::size_t f = 0, begin = 0; f < holdout_files.size(); begin = holdout_ends[f++])
+      add_validation(p, {held.begin() + std::ptrdiff_t(begin), held.begin() + std::ptrdiff_t(holdout_ends[f])},
+                     "held-out shapes in " + holdout_files[f] + ", measured in the same rounds as the grid");
+    if (auto hs = a.opt_str("save-holdout")) write_records(*hs, json_lines(held));
+  }
+  if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.provenance["seconds"] = seconds;
+  notes.push_back("Ceilings with " + (dev.cuda ? std::string("the GPU") : std::to_string(o.threads) + " threads") +
+                  ": GEMM " + fmt_si(ceil.gemm_flop_per_s, "FLOP/s") + ", read bandwidth " +
+                  fmt_si(ceil.read_bytes_per_s, "B/s") + ".");
+  notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
+                  fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
+                  fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
+                  " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
+                  " of KV).");
+  notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
+  return p;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
@@ -211,131 +366,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   check_output_path(path, "--out");
   for (const char* key : {"save-measurements", "save-holdout"})
     if (auto s = a.opt_str(key)) check_output_path(*s, std::string("--") + key);
-  Profile p;
   std::vector<std::string> notes;
-  if (auto from = a.opt_str("from")) {
-    const auto all = read_records(*from, "--from");
-    const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
-    check_backends(all, backends);
-    const auto records = select_records(all, backends, &notes);
-    std::string base = a.opt_str("base").value_or("");
-    if (base.empty()) base = profile_for_device(records.front().device);
-    if (base.empty())
-      throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
-                                                  "\"; give --base with a profile for its memory and ceilings");
-    p = load_profile(base, "--base");
-    forget_calibration(p);
-    p.name = a.opt_str("name").value_or(p.name + "-measured");
-    p.provenance = {{"source", "measured"}, {"from", *from}, {"attention_backends", backends},
-                    {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
-                    {"records", records.size()}, {"device", records.front().device}};
-    if (!notes.empty()) p.provenance["backend_notes"] = notes;
-    fit_profile(p, records);
-    for (const std::string& h : a.list("holdout"))
-      add_validation(p, select_records(read_records(h, "--holdout"), backends), "held-out records in " + h);
-  } else {
-    const DeviceChoice dev = parse_device(a.str("device"));
-    const bool quick = a.has("quick");
-    kernels::BenchOptions o = bench_options(a);
-    // 15 interleaved rounds (a round of the quick grid and held-out shapes takes ~1 s), then more for
-    // the shapes whose fastest rounds disagree, within the time budget: 60 s in all for --quick, 5
-    // minutes for the full grid. Many short rounds spread each shape's calls over the whole run,
-    // past slow phases of a shared machine that last seconds.
-    o.budget_s = quick ? 38 : 200;
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<std::string> holdout_files = a.list("holdout");
-    std::vector<MeasurementRecord> holdout_in;
-    std::vector<std::size_t> holdout_ends;  // one past each file's last record in holdout_in
-    for (const std::string& h : holdout_files) {  // read (and checked) before anything is measured
-      const auto rs = read_records(h, "--holdout");
-      holdout_in.insert(holdout_in.end(), rs.begin(), rs.end());
-      holdout_ends.push_back(holdout_in.size());
-    }
-    // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
-    // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
-    // are measured in the same interleaved rounds as the grid, so both see the same machine.
-    const kernels::Ceilings before = measure_ceilings(dev, o);
-    const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
-    const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
-    // One round's order: held-out shapes spread evenly through the grid (so neither set runs in a
-    // different phase of the round), the two large speed checks last (their 1 GiB buffers would
-    // otherwise change the memory the next shapes get).
-    std::vector<MeasurementRecord> all;
-    std::vector<int> role;  // 0 grid, 1 held out, 2 speed check
-    for (std::size_t i = 0, h = 0; i < grid.size(); ++i) {
-      all.push_back(grid[i]);
-      role.push_back(0);
-      while (h < holdout_in.size() && (h + 1) * grid.size() <= (i + 1) * holdout_in.size()) {
-        all.push_back(holdout_in[h++]);
-        role.push_back(1);
-      }
-    }
-    all.push_back(speed_check_prefill(gd));
-    all.push_back(speed_check_decode(gd));
-    role.insert(role.end(), {2, 2});
-    const auto timed = measure_records(dev, all, "grid", o);
-    const kernels::Ceilings after = measure_ceilings(dev, o);
-    kernels::Ceilings ceil = before;
-    ceil.gemm_flop_per_s = std::max(before.gemm_flop_per_s, after.gemm_flop_per_s);
-    ceil.read_bytes_per_s = std::max(before.read_bytes_per_s, after.read_bytes_per_s);
-    std::vector<MeasurementRecord> measured, held, checks;
-    for (std::size_t i = 0; i < timed.size(); ++i) (role[i] == 0 ? measured : role[i] == 1 ? held : checks).push_back(timed[i]);
-    const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
-    const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
-    const std::string name = device_name(dev);
-    // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
-    // replace profiles/<name>.json); the measured ceilings are recorded beside it. A CPU's spec is
-    // what was measured here.
-    const std::string base = dev.cuda ? profile_for_device(name) : "";
-    if (!base.empty()) {
-      p = load_profile(base, "--device");
-      forget_calibration(p);
-    } else {
-      p.kind = dev.cuda ? "gpu" : "cpu";
-      p.spec.mem_bw_bytes_per_s = ceil.read_bytes_per_s;
-      p.spec.peak_flop_per_s[dev.cuda ? "bf16" : "fp32"] = ceil.gemm_flop_per_s;
-      p.spec.compute_units = dev.cuda ? 0 : o.threads;
-      p.spec.memory_bytes = device_memory_bytes(dev);
-    }
-    p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
-    p.device = name;
-    p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
-                    {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
-                    {"records", measured.size()}, {"repetitions", o.repetitions}};
-    if (!dev.cuda) p.provenance["threads"] = o.threads;
-    if (dev.cuda) {
-      p.provenance["repetitions"] = kernels::kCudaWorkloads;  // fresh allocations per record
-      p.provenance["timing"] = "CUDA events; L2 flushed (256 MiB written) before each call; median of >= 20 calls on each of " +
-                               std::to_string(kernels::kCudaWorkloads) + " fresh allocations of the inputs, then the median of those";
-    }
-    fit_profile(p, measured);
-    p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
-                       {"read_bytes_per_s", ceil.read_bytes_per_s},
-                       {"prefill_attention_flop_per_s", prefill_flops},
-                       {"prefill_fraction_of_gemm", prefill_flops / ceil.gemm_flop_per_s},
-                       {"prefill_shape", checks[0].json},
-                       {"decode_kv_bytes_per_s", decode_bw},
-                       {"decode_fraction_of_read_bw", decode_bw / ceil.read_bytes_per_s},
-                       {"decode_shape", checks[1].json}});
-    if (!held.empty()) {
-      for (std::size_t f = 0, begin = 0; f < holdout_files.size(); begin = holdout_ends[f++])
-        add_validation(p, {held.begin() + std::ptrdiff_t(begin), held.begin() + std::ptrdiff_t(holdout_ends[f])},
-                       "held-out shapes in " + holdout_files[f] + ", measured in the same rounds as the grid");
-      if (auto hs = a.opt_str("save-holdout")) write_records(*hs, json_lines(held));
-    }
-    if (auto s = a.opt_str("save-measurements")) write_records(*s, json_lines(measured));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    p.provenance["seconds"] = seconds;
-    notes.push_back("Ceilings with " + (dev.cuda ? std::string("the GPU") : std::to_string(o.threads) + " threads") +
-                    ": GEMM " + fmt_si(ceil.gemm_flop_per_s, "FLOP/s") + ", read bandwidth " +
-                    fmt_si(ceil.read_bytes_per_s, "B/s") + ".");
-    notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
-                    fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
-                    fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
-                    " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
-                    " of KV).");
-    notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
-  }
+  const Profile p = a.has("from") ? fit_imported(a, a.str("from"), notes) : calibrate_on_device(a, notes);
   // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).
   const nlohmann::json written = profile_to_json(p);
   try {
