@@ -288,8 +288,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     ceil.read_bytes_per_s = std::max(before.read_bytes_per_s, after.read_bytes_per_s);
     std::vector<MeasurementRecord> measured, held, checks;
     for (std::size_t i = 0; i < timed.size(); ++i) (role[i] == 0 ? measured : role[i] == 1 ? held : checks).push_back(timed[i]);
-    const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
-    const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
+    const double prefill_flops = double(attention_flops(checks[0].attention())) / (*checks[0].time_ms * 1e-3);
+    const double decode_bw = double(attention_kv_bytes(checks[1].attention(), checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
     const std::string name = device_name(dev);
     // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
     // replace profiles/<name>.json); the measured ceilings are recorded beside it. A CPU's spec is
@@ -340,7 +340,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
                     fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
                     fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
-                    " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
+                    " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention(), checks[1].dtype))) +
                     " of KV).");
     notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   }

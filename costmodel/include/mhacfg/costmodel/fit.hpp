@@ -20,12 +20,19 @@ struct FitSpec {
   double row_block = 0;  // fixed, not fitted: the kernel's register blocking of query rows (time_model.hpp)
   double combine_max = 0;  // the largest k - 1 a fit may take (0: no limit)
 };
-// `warm_cache`: the timings repeat a call on the same inputs without flushing caches (the CPU
-// harness), so a cache term is fitted; GPU timings flush L2 between calls.
+// The fit spec of (device kind, op class), from the table of op kinds (op_registry.hpp): each op
+// type's fit_spec says what its classes fit. `warm_cache`: the device kind is a CPU, whose harness
+// repeats a call on the same inputs without flushing caches, so a cache term is fitted; GPU timings
+// flush L2 between calls. Throws InputError for a text that is no op class.
+FitSpec fit_spec_for(const OpClass& op_class, bool warm_cache);
 FitSpec fit_spec_for(const std::string& op_class, bool warm_cache);
+// What decode, MLA, GEMM and attention-block classes start from: bandwidth and compute, scaled by how
+// well the units fill the device and by the rows each pass shares (matrix-vector work is slower per
+// FLOP); `head_width`: wider heads make longer dot products per K/V row (no term for GEMMs).
+FitSpec matrix_fit_spec(bool warm_cache, bool head_width);
 
-// The op class's features and measured time of one record (attention_block records have no class of
-// their own: they are validated as compositions).
+// The op class's features of one record (attention_block records have no class of their own: they
+// are validated as compositions); the same as r.features().
 OpFeatures record_features(const MeasurementRecord& r);
 
 struct ErrorStats {
