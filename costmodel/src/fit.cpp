@@ -36,7 +36,7 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
   return fit_spec_for(*c, warm_cache);
 }
 
-OpFeatures record_features(const MeasurementRecord& r) { return r.features(); }
+OpFeatures record_features(const MeasurementRecord& r, const CpuKernelFacts& facts) { return r.features(facts); }
 
 ErrorStats error_stats(std::vector<double> ape) {
   ErrorStats s;
@@ -213,7 +213,8 @@ struct Fitted {
   double cost = std::numeric_limits<double>::infinity();
 };
 
-Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings, DType dtype) {
+Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings, DType dtype,
+                   double row_block) {
   // Initial guesses from the data: the best observed rates, the smallest time.
   double peak = 0, bw = 0, tmin = std::numeric_limits<double>::infinity();
   for (const auto& x : xs) {
@@ -278,7 +279,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.tile_rate = spec.tiles ? peak * scale / 4 : 0;
           init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
           init.widen_rate = spec.widen ? peak * scale / 4 : 0;
-          init.row_block = spec.row_block;
+          init.row_block = spec.row_block ? row_block : 0;
           std::vector<double> theta;
           for (auto f : l.fields) theta.push_back(std::log(init.*f));
           double c = 0;
@@ -301,13 +302,13 @@ std::vector<double> apes(const OpModel& m, const std::vector<Sample>& xs) {
 }  // namespace
 
 OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
-                   const SpecCeilings& ceilings, bool cross_validate, bool warm_cache) {
+                   const SpecCeilings& ceilings, bool cross_validate, bool warm_cache, const CpuKernelFacts& facts) {
   if (records.size() < 3)
     throw InputError("records", op_class, "need at least 3 timed records to fit an op class, got " + std::to_string(records.size()));
   std::vector<Sample> xs;
   OpFit out;
   for (const auto* r : records) {
-    xs.push_back({record_features(*r), *r->time_ms * 1e-3});
+    xs.push_back({record_features(*r, facts), *r->time_ms * 1e-3});
     for (const auto& [name, value] : range_point(xs.back().f)) {
       auto it = out.range.find(name);
       if (it == out.range.end()) out.range[name] = {value, value};
@@ -316,7 +317,8 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
   }
   const FitSpec spec = fit_spec_for(op_class, warm_cache);
   const DType dtype = records.front()->dtype;
-  out.model = fit_samples(xs, spec, ceilings, dtype).model;
+  const double row_block = static_cast<double>(facts.row_block);
+  out.model = fit_samples(xs, spec, ceilings, dtype, row_block).model;
   out.records = static_cast<std::int64_t>(xs.size());
   const ErrorStats fit = error_stats(apes(out.model, xs));
   out.fit_median_ape = fit.median_ape;
@@ -326,7 +328,7 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
     for (std::size_t i = 0; i < xs.size(); ++i) {
       std::vector<Sample> rest = xs;
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-      const OpModel m = fit_samples(rest, spec, ceilings, dtype).model;
+      const OpModel m = fit_samples(rest, spec, ceilings, dtype, row_block).model;
       loo.push_back(std::fabs(predict_seconds(m, xs[i].f) / xs[i].seconds - 1.0));
     }
     const ErrorStats cv = error_stats(loo);
@@ -349,13 +351,13 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
   if (by_class.empty()) throw InputError("records", "(none)", "no attention or gemm records to fit");
   profile.ops.clear();
   for (const auto& [cls, rs] : by_class)
-    profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate, profile.kind == "cpu");
+    profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate, profile.kind == "cpu", profile.cpu_facts());
   profile.source = "measured";
   // The calibrated points themselves, for rooflines in reports.
   nlohmann::json points = nlohmann::json::array();
   for (const auto& [cls, rs] : by_class)
     for (const auto* r : rs) {
-      const OpFeatures f = record_features(*r);
+      const OpFeatures f = record_features(*r, profile.cpu_facts());
       points.push_back({{"op_class", cls}, {"flop", f.flop}, {"bytes", f.bytes}, {"time_ms", *r->time_ms}});
     }
   if (!profile.measured.is_object()) profile.measured = nlohmann::json::object();

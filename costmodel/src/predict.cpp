@@ -61,22 +61,22 @@ Prediction Predictor::op(const OpClass& cls, const OpFeatures& f, DType dtype) c
 
 Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtype) const {
   const AttentionOp a{phase, s};
-  return op(a.op_class(), a.features(dtype), dtype);
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   const GemmOp a{g};
-  return op(a.op_class(), a.features(dtype), dtype);
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
   const LinearAttentionOp a{phase, s};
-  return op(a.op_class(), a.features(dtype), dtype);
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::indexer(const IndexerShape& s, Phase phase) const {
   const IndexerOp a{phase, s};
-  return op(a.op_class(), a.features(DType::fp8), DType::fp8);
+  return op(a.op_class(), a.features(DType::fp8, profile_.cpu_facts()), DType::fp8);
 }
 
 namespace {
@@ -89,7 +89,7 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
-  if (!block) return op(r.cls(), r.features(), r.dtype);
+  if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
   const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();
   // The three ops' inputs share the cache from one block call to the next.
   const double bytes =

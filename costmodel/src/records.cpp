@@ -41,8 +41,8 @@ OpClass MeasurementRecord::cls() const {
   return std::visit([](const auto& op) { return op.op_class(); }, shape);
 }
 
-OpFeatures MeasurementRecord::features() const {
-  return std::visit([this](const auto& op) { return op.features(dtype); }, shape);
+OpFeatures MeasurementRecord::features(const CpuKernelFacts& facts) const {
+  return std::visit([&](const auto& op) { return op.features(dtype, facts); }, shape);
 }
 
 namespace {

@@ -29,12 +29,12 @@ double predict_seconds(const OpModel& m, const OpFeatures& f) {
   const double work = f.flop + m.masked_weight * f.masked_flop;
   double compute = m.peak_flop_per_s > 0 ? work / (m.peak_flop_per_s * eta * u) : 0.0;
   if (m.skinny_rate > 0 && f.skinny_elements > 0)
-    compute = f.skinny_elements * row_passes(f.rows, static_cast<double>(kCpuRowBlock)) / m.skinny_rate;
+    compute = f.skinny_elements * row_passes(f.rows, f.skinny_row_block) / m.skinny_rate;
   if (m.softmax_rate > 0) compute += f.softmax / m.softmax_rate;
   if (m.tile_rate > 0) compute += f.tile_elements / m.tile_rate;
-  // Register-blocked decode re-reads the K/V tile once per row block; beyond kCpuDecodeSmallRows
-  // rows the kernel packs it once for Eigen's GEMM.
-  const double passes = f.rows > static_cast<double>(kCpuDecodeSmallRows) ? 1.0 : row_passes(f.rows, m.row_block);
+  // Register-blocked decode re-reads the K/V tile once per row block; beyond small_rows_max rows the
+  // kernel packs it once for Eigen's GEMM.
+  const double passes = f.rows > f.small_rows_max ? 1.0 : row_passes(f.rows, m.row_block);
   if (m.load_rate > 0) compute += f.elements * passes / m.load_rate;
   if (m.widen_rate > 0) compute += f.widened * passes / m.widen_rate;
   double memory = 0.0;

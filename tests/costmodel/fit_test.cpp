@@ -122,16 +122,16 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
 }
 
 TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
-  // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of kCpuPrefillTileRows / group
+  // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of prefill_tile_rows / group
   // positions, each against keys [begin(first position), last position + 1). The walk counts pairs
   // per query head, and rows x key tiles as the kernel's key loop makes them: tiles of
-  // kCpuPrefillKeyTile keys end at the block's last visible key, the first one takes what is left.
+  // prefill_key_tile keys end at the block's last visible key, the first one takes what is left.
   struct Walked {
     double pairs = 0, rows_x_tiles = 0;
   };
   auto walk = [](const AttentionShape& s) {
     const std::int64_t group = s.num_q_heads / s.num_kv_heads;
-    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, CpuKernelFacts{}.prefill_tile_rows / group));
     Walked w;
     for (std::int64_t first = 0; first < s.q_len; first += block) {
       const std::int64_t n = std::min(block, s.q_len - first);
@@ -141,7 +141,7 @@ TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked 
       if (s.causal && s.chunk > 0) begin = p0 / s.chunk * s.chunk;
       const std::int64_t end = s.causal ? p1 + 1 : s.kv_len;
       w.pairs += double(n) * double(end - begin);
-      for (std::int64_t k1 = end; k1 > begin; k1 -= kCpuPrefillKeyTile) w.rows_x_tiles += double(n * group);
+      for (std::int64_t k1 = end; k1 > begin; k1 -= CpuKernelFacts{}.prefill_key_tile) w.rows_x_tiles += double(n * group);
     }
     return w;
   };
@@ -207,11 +207,11 @@ TEST_CASE("register blocks of 4, 2 and 1 rows re-read K/V once per block", "[fit
 }
 
 TEST_CASE("GEMM features: a blocked GEMM packs B per call, the skinny CPU GEMM reads it in place", "[fit][model]") {
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).elements == 0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows, 3072, 1024}, DType::fp32).elements == 0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
   CHECK(op_features(GemmShape{4096, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).skinny_elements == 3072.0 * 1024.0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).skinny_elements == 0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows, 3072, 1024}, DType::fp32).skinny_elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows + 1, 3072, 1024}, DType::fp32).skinny_elements == 0);
 }
 
 TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over B", "[fit]") {
@@ -606,7 +606,7 @@ TEST_CASE("the CPU indexer model: keys dequantised and scores selected match a w
   // its last query's keys; each query that sees more than topk keys scanning them all.
   const auto walk = [](const IndexerShape& s, double& dequantised, double& selected) {
     dequantised = selected = 0;
-    const std::int64_t tile = cpu_indexer_tile_queries(s.num_heads);
+    const std::int64_t tile = CpuKernelFacts{}.indexer_tile_queries(s.num_heads);
     for (std::int64_t q0 = 0; q0 < s.q_len; q0 += tile)
       dequantised += double(s.kv_len - s.q_len + std::min(q0 + tile, s.q_len)) * double(s.head_dim);
     for (std::int64_t t = 0; t < s.q_len; ++t) {

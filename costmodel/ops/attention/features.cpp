@@ -11,9 +11,9 @@ namespace {
 // Calls visit(rows, begin, end) for each query tile of the CPU prefill kernel over one sequence and
 // one KV head: `rows` = positions x group, all of them against keys [begin, end).
 template <class Visit>
-void for_each_cpu_prefill_tile(const AttentionShape& s, Visit&& visit) {
+void for_each_cpu_prefill_tile(const AttentionShape& s, const CpuKernelFacts& facts, Visit&& visit) {
   const std::int64_t group = s.num_q_heads / s.kv_heads();
-  const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+  const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, facts.prefill_tile_rows / group));
   for (std::int64_t first = 0; first < s.q_len; first += block) {
     const std::int64_t n = std::min(block, s.q_len - first);
     const std::int64_t first_pos = s.kv_len - s.q_len + first, last_pos = first_pos + n - 1;
@@ -24,33 +24,33 @@ void for_each_cpu_prefill_tile(const AttentionShape& s, Visit&& visit) {
 
 }  // namespace
 
-double cpu_prefill_pairs_computed(const AttentionShape& s) {
+double cpu_prefill_pairs_computed(const AttentionShape& s, const CpuKernelFacts& facts) {
   const double q = static_cast<double>(s.q_len), kv = static_cast<double>(s.kv_len);
   if (!s.causal) return q * kv;
   const std::int64_t group = s.num_q_heads / s.kv_heads();
   if (s.window <= 0 && s.chunk <= 0) {
     // Block j's positions see keys [0, off + (j + 1) P); a partial last block sees all kv_len.
-    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, facts.prefill_tile_rows / group));
     const double P = static_cast<double>(block), nb = static_cast<double>(s.q_len / block);
     const double off = static_cast<double>(s.kv_len - s.q_len);  // queries are the last q_len positions
     return P * (nb * off + P * nb * (nb + 1) / 2) + static_cast<double>(s.q_len % block) * kv;
   }
   double pairs = 0;  // a window or chunks: keys [first_visible_key(first), last + 1) per block
-  for_each_cpu_prefill_tile(s, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
+  for_each_cpu_prefill_tile(s, facts, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
     pairs += static_cast<double>(rows / group) * static_cast<double>(end - begin);
   });
   return pairs;
 }
 
-double cpu_prefill_tile_rows(const AttentionShape& s) {
+double cpu_prefill_tile_rows(const AttentionShape& s, const CpuKernelFacts& facts) {
   double total = 0;
-  for_each_cpu_prefill_tile(s, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
-    total += static_cast<double>(rows * ((end - begin + kCpuPrefillKeyTile - 1) / kCpuPrefillKeyTile));
+  for_each_cpu_prefill_tile(s, facts, [&](std::int64_t rows, std::int64_t begin, std::int64_t end) {
+    total += static_cast<double>(rows * ((end - begin + facts.prefill_key_tile - 1) / facts.prefill_key_tile));
   });
   return total;
 }
 
-OpFeatures op_features(const AttentionShape& s, DType dtype) {
+OpFeatures op_features(const AttentionShape& s, DType dtype, const CpuKernelFacts& facts) {
   OpFeatures f;
   f.flop = static_cast<double>(attention_flops(s));
   f.bytes = static_cast<double>(attention_bytes(s, dtype));
@@ -84,14 +84,14 @@ OpFeatures op_features(const AttentionShape& s, DType dtype) {
               static_cast<double>(s.batch) * static_cast<double>(s.num_q_heads);
   if (!decode) {
     const double exact = static_cast<double>(attention_pairs(s));
-    if (exact > 0) f.masked_flop = f.flop * std::max(0.0, cpu_prefill_pairs_computed(s) / exact - 1.0);
-    f.tile_elements = cpu_prefill_tile_rows(s) * static_cast<double>(s.batch * s.kv_heads() * (s.qk_dim() + s.v_dim()));
+    if (exact > 0) f.masked_flop = f.flop * std::max(0.0, cpu_prefill_pairs_computed(s, facts) / exact - 1.0);
+    f.tile_elements = cpu_prefill_tile_rows(s, facts) * static_cast<double>(s.batch * s.kv_heads() * (s.qk_dim() + s.v_dim()));
   }
   if (decode) {
     f.elements = static_cast<double>(attention_kv_elements(s));
     f.widened = dtype == DType::fp32 ? 0.0 : f.elements;
   }
-  return f;
+  return with_kernel_facts(f, facts);
 }
 
 }  // namespace mhacfg

@@ -114,7 +114,7 @@ FitSpec AttentionOp::fit_spec(const OpClass& c, bool warm_cache) {
     // the loop slower when K/V stream from memory than from cache.
     s.head_dim_scale = s.rows_half = false;
     s.softmax = s.load = s.combine = s.miss = true;
-    s.row_block = kCpuRowBlock;
+    s.row_block = true;
     // Partial overlap only (k <= 2): on noisy grids fits reached k = 10-25 (compute and memory fully
     // overlapped) with a FLOP rate of 105-180 GFLOP/s instead of ~285, a second mode of the same grid
     // error. With the cap, 20 grids of the development VM (2 of them full) refitted offline gave

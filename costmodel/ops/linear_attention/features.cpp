@@ -7,7 +7,7 @@
 
 namespace mhacfg {
 
-OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
+OpFeatures op_features(const LinearAttentionShape& s, DType dtype, const CpuKernelFacts& facts) {
   OpFeatures f;
   f.flop = static_cast<double>(linear_attention_flops(s));
   f.bytes = static_cast<double>(linear_attention_bytes(s, dtype));
@@ -16,9 +16,9 @@ OpFeatures op_features(const LinearAttentionShape& s, DType dtype) {
   f.unit_flop = f.flop / std::max(1.0, f.streams);
   const double cells = f.streams * static_cast<double>(s.head_k_dim) * static_cast<double>(s.head_v_dim);
   f.elements = cells * static_cast<double>(s.q_len) * static_cast<double>(cpu_linear_state_passes(s.kind));
-  const double blocks = std::ceil(static_cast<double>(s.q_len) / static_cast<double>(kCpuLinearTokenBlock));
+  const double blocks = std::ceil(static_cast<double>(s.q_len) / static_cast<double>(facts.linear_token_block));
   f.widened = dtype == DType::fp32 ? 0.0 : 2.0 * cells * blocks;
-  return f;
+  return with_kernel_facts(f, facts);
 }
 
 }  // namespace mhacfg

@@ -287,7 +287,7 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
     const std::int64_t decays = mul(s.num_v_heads, s.kind == LinearKind::kda ? s.head_k_dim : 1, what);
     const std::int64_t per_token =
         add(add(conv, add(s.num_v_heads, decays, what), what), mul(s.num_v_heads, s.head_v_dim, what), what);
-    const std::int64_t block = std::min<std::int64_t>(s.q_len, kCpuLinearTokenBlock);
+    const std::int64_t block = std::min<std::int64_t>(s.q_len, cpu::kLinearAttentionTokenBlock);
     const std::int64_t fp32 = add(add(mul(mul(s.batch, s.q_len, what), per_token, what), mul(mul(s.batch, block, what), conv, what), what),
                                   add(mul(s.conv_kernel + 1, conv, what), s.num_v_heads, what), what);
     return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what), mul(4, fp32, what), what);

@@ -48,7 +48,7 @@ struct MeasurementRecord {
   OpClass cls() const;
   std::string op_class() const { return cls().to_string(); }
   // The time model's inputs for this record (attention_block: its attention call's).
-  OpFeatures features() const;
+  OpFeatures features(const CpuKernelFacts& facts = {}) const;
 };
 
 // Parses one record; `where` (e.g. "shapes.jsonl:12") prefixes error messages. Throws InputError.

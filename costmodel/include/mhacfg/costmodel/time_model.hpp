@@ -38,16 +38,6 @@
 
 namespace mhacfg {
 
-// Facts of mhacfg's CPU kernels (kernels/cpu) that their time model counts with; the kernels assert
-// they match (each op's own facts are in its header under ops/). Query rows are register-blocked 4,
-// then 2, then 1 at a time (small_rows.hpp), and GEMMs with at most kCpuSkinnyGemmRows rows stream B
-// through those blocks in place instead of packing it for a blocked GEMM.
-inline constexpr std::int64_t kCpuRowBlock = 4;
-// CPU decode runs up to kCpuDecodeSmallRows query rows per KV head (q_len x group) through those
-// blocks, each block re-reading the K/V tile from L1/L2; more rows go to Eigen's GEMM, which packs
-// the tile once (one pass).
-inline constexpr std::int64_t kCpuDecodeSmallRows = 32;
-
 struct OpModel {
   double t0_s = 0;             // fixed cost per call (launch, setup)
   double peak_flop_per_s = 0;  // P

@@ -77,17 +77,16 @@ std::int64_t attention_tile_rows(std::int64_t head_dim);
 // Calls with at most this many queries per sequence are decode-shaped.
 inline constexpr std::int64_t kDecodeMaxQueries = 16;
 
-// The CPU prefill kernel stacks kCpuPrefillTileRows / group positions of a GQA group's heads into
-// one query tile and multiplies it against every key up to the tile's last position: a causal mask
-// is applied to computed scores, so the triangle above the diagonal of each tile is work done.
-inline constexpr std::int64_t kCpuPrefillTileRows = 128;
-inline constexpr std::int64_t kCpuPrefillKeyTile = 256;  // keys per key tile, the first one of a block takes the rest
+// The CPU prefill kernel stacks facts.prefill_tile_rows / group positions of a GQA group's heads into
+// one query tile and multiplies it against every key up to the tile's last position, in key tiles of
+// facts.prefill_key_tile (the first one of a block takes the rest): a causal mask is applied to
+// computed scores, so the triangle above the diagonal of each tile is work done.
 // Query-key pairs per query head and sequence that the CPU prefill kernel computes (masked or not).
-double cpu_prefill_pairs_computed(const AttentionShape& s);
+double cpu_prefill_pairs_computed(const AttentionShape& s, const CpuKernelFacts& facts = {});
 // Sum over the CPU prefill kernel's query tiles (one sequence, one KV head) of rows x key tiles.
-double cpu_prefill_tile_rows(const AttentionShape& s);
+double cpu_prefill_tile_rows(const AttentionShape& s, const CpuKernelFacts& facts = {});
 
-OpFeatures op_features(const AttentionShape& s, DType dtype);
+OpFeatures op_features(const AttentionShape& s, DType dtype, const CpuKernelFacts& facts = {});
 
 // An attention record's op fields (records.hpp); the op's entry in op_registry.hpp.
 struct AttentionOp {
@@ -102,7 +101,7 @@ struct AttentionOp {
   AttentionShape shape;
 
   OpClass op_class() const;
-  OpFeatures features(DType dtype) const { return op_features(shape, dtype); }
+  OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   // The record's shape fields (phase, heads, widths, mask); throws InputError naming the field.
   static AttentionOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;

@@ -33,7 +33,7 @@ struct AttentionBlockOp {
 
   OpClass op_class() const;
   // The attention call's (the block is validated as a composition, not fitted).
-  OpFeatures features(DType dtype) const { return op_features(shape, dtype); }
+  OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   static AttentionBlockOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;
   static FitSpec fit_spec(const OpClass& c, bool warm_cache);

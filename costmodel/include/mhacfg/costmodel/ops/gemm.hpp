@@ -24,11 +24,9 @@ struct GemmShape {
 std::int64_t gemm_flops(const GemmShape& g);  // 2 * m * n * k
 std::int64_t gemm_bytes(const GemmShape& g, DType dtype);  // A and B read, C written, once each
 
-// GEMMs with at most kCpuSkinnyGemmRows rows run mhacfg's CPU skinny kernel, which streams B through
-// register blocks of rows in place instead of packing it for a blocked GEMM.
-inline constexpr std::int64_t kCpuSkinnyGemmRows = 16;
-
-OpFeatures op_features(const GemmShape& g, DType dtype);
+// GEMMs with at most facts.skinny_gemm_rows rows run mhacfg's CPU skinny kernel, which streams B
+// through register blocks of rows in place instead of packing it for a blocked GEMM.
+OpFeatures op_features(const GemmShape& g, DType dtype, const CpuKernelFacts& facts = {});
 
 // A GEMM record's op fields (records.hpp); the op's entry in op_registry.hpp.
 struct GemmOp {
@@ -42,7 +40,7 @@ struct GemmOp {
   GemmShape shape;
 
   OpClass op_class() const { return {kind, Phase::prefill, OpVariant::none}; }
-  OpFeatures features(DType dtype) const { return op_features(shape, dtype); }
+  OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   static GemmOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;
   static FitSpec fit_spec(const OpClass& c, bool warm_cache);

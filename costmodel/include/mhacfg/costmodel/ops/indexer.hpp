@@ -38,17 +38,12 @@ std::int64_t indexer_flops(const IndexerShape& s);
 // min(topk, kv_len) int32 indices written per query.
 std::int64_t indexer_bytes(const IndexerShape& s);
 
-// The CPU indexer (kernels/cpu/src/indexer.cpp) multiplies query tiles of cpu_indexer_tile_queries
-// queries (their heads as rows, kCpuIndexerTileRows of them at most) against key tiles of
-// kCpuIndexerKeyTile keys, up to the tile's last query's last key, dequantising each key tile from
-// fp8 once per query tile.
-inline constexpr std::int64_t kCpuIndexerTileRows = 256;
-inline constexpr std::int64_t kCpuIndexerKeyTile = 256;
-inline constexpr std::int64_t cpu_indexer_tile_queries(std::int64_t num_heads) {
-  return num_heads >= kCpuIndexerTileRows ? 1 : kCpuIndexerTileRows / (num_heads < 1 ? 1 : num_heads);
-}
+// The CPU indexer (kernels/cpu/src/indexer.cpp) multiplies query tiles of
+// facts.indexer_tile_queries(num_heads) queries (their heads as rows, facts.indexer_tile_rows of them
+// at most) against key tiles of facts.indexer_key_tile keys, up to the tile's last query's last key,
+// dequantising each key tile from fp8 once per query tile.
 // Key elements the CPU indexer dequantises: per sequence and query tile, its last query's keys x head_dim.
-double cpu_indexer_keys_dequantised(const IndexerShape& s);
+double cpu_indexer_keys_dequantised(const IndexerShape& s, const CpuKernelFacts& facts = {});
 // Scores the CPU indexer's top-k selection scans: those of every query that sees more than topk keys
 // (a query that sees at most topk keeps them all).
 double cpu_indexer_scores_selected(const IndexerShape& s);
@@ -57,7 +52,7 @@ double cpu_indexer_scores_selected(const IndexerShape& s);
 // products of the CPU kernel's decomposition, r a query tile's heads (decode: num_heads), E the
 // ReLU-weighted sums (visible pairs x heads), L the key elements dequantised
 // (cpu_indexer_keys_dequantised), T the scores the top-k selection scans (cpu_indexer_scores_selected).
-OpFeatures op_features(const IndexerShape& s);
+OpFeatures op_features(const IndexerShape& s, const CpuKernelFacts& facts = {});
 
 // An indexer record's op fields (records.hpp); the op's entry in op_registry.hpp.
 struct IndexerOp {
@@ -73,7 +68,7 @@ struct IndexerOp {
   IndexerShape shape;
 
   OpClass op_class() const { return {kind, phase, OpVariant::none}; }
-  OpFeatures features(DType) const { return op_features(shape); }
+  OpFeatures features(DType, const CpuKernelFacts& facts = {}) const { return op_features(shape, facts); }
   static IndexerOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;
   static FitSpec fit_spec(const OpClass& c, bool warm_cache);

@@ -62,14 +62,13 @@ std::int64_t linear_attention_bytes(const LinearAttentionShape& s, DType dtype);
 
 // The CPU linear-attention kernel walks each value head's state once per token for Mamba2 (update and
 // read fused) and twice for Gated DeltaNet (decay and S^T k; then the update and S^T q), and widens a
-// bf16 state to fp32 and rounds it back once per block of kCpuLinearTokenBlock tokens.
-inline constexpr std::int64_t kCpuLinearTokenBlock = 64;
+// bf16 state to fp32 and rounds it back once per block of facts.linear_token_block tokens.
 inline constexpr std::int64_t cpu_linear_state_passes(LinearKind k) { return k == LinearKind::mamba2 ? 1 : 2; }
 
 // Linear attention's core: its units are the (sequence, value head) recurrences, each a chain of
 // q_len dependent steps over its state; `dtype` is the state's. L counts the recurrent state's elements
 // walked (per token, cpu_linear_state_passes), L_w those widened and rounded back (bf16 states).
-OpFeatures op_features(const LinearAttentionShape& s, DType dtype);
+OpFeatures op_features(const LinearAttentionShape& s, DType dtype, const CpuKernelFacts& facts = {});
 
 // A linear_attention record's op fields (records.hpp; dtype: the state's); the op's entry in
 // op_registry.hpp. Mamba2's groups are num_k_heads, its d_state head_k_dim, its head_dim head_v_dim.
@@ -87,7 +86,7 @@ struct LinearAttentionOp {
   LinearAttentionShape shape;
 
   OpClass op_class() const;
-  OpFeatures features(DType dtype) const { return op_features(shape, dtype); }
+  OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   static LinearAttentionOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;
   static FitSpec fit_spec(const OpClass& c, bool warm_cache);
