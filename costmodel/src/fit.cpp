@@ -12,100 +12,31 @@
 
 namespace mhacfg {
 
-FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
+FitSpec matrix_fit_spec(bool warm_cache, bool head_width) {
   FitSpec s;
   s.cache = warm_cache;
-  if (op_class == "attention/prefill") {
-    // Compute-bound: rows efficiency, causal masking cost, the one-wave span term and one
-    // exponential per score (what makes narrow heads slower per FLOP: at head_dim 64 the
-    // exponentials are twice the share of the work they are at 128).
-    s.causal_factor = s.slots = s.rows_half = s.softmax = true;
-    s.bw = false;
-    // mhacfg's CPU kernel computes the masked triangle of each query tile (time_model.hpp).
-    s.masked = warm_cache;
-    // ... and pays per key tile for the work that does not scale with its keys (packing the query
-    // tile for Eigen's GEMM, rescaling the running output): short, windowed and ragged key ranges
-    // pay it more often per FLOP.
-    s.tiles = warm_cache;
-    return s;
-  }
-  if (op_class.rfind("linear_attention/", 0) == 0) {
-    // The recurrences: with one core (CPU) the time follows the state elements walked and widened
-    // (L, L_w in time_model.hpp), the bytes from cache or memory; on a device with many units, how
-    // well the (sequence, value head) units fill it.
-    s.stream_exponent = !warm_cache;
-    s.half_streams = !warm_cache;
-    s.load = s.widen = warm_cache;
-    if (warm_cache && op_class.rfind("linear_attention/prefill", 0) == 0) {  // the state stays in cache
-      s.cache = s.bw = false;
-      s.bw_ceiling = true;
-    }
-    return s;
-  }
-  if (op_class.rfind("indexer/", 0) == 0) {
-    // The indexer's products run at a rate that grows with the rows a key tile is multiplied against
-    // (a query tile's heads) and the head width, like MLA's; mhacfg's CPU kernel (warm cache) also pays
-    // per element for the ReLU-weighted sum over heads (E), the fp8 keys' dequantisation (L) and the
-    // top-k selection (T: the scores of the queries that see more than topk keys).
-    s.rows_half = s.head_dim_scale = true;
-    s.stream_exponent = s.half_streams = !warm_cache;
-    if (warm_cache) {
-      // fp8 keys are 1/64-1/512 of the products' bytes: the read bandwidth is the device's measured one.
-      // Each product has 256 rows (a prefill's query tile) or a query's 4-128 heads, which Eigen's GEMM
-      // runs at one rate (a rows term fitted r0 = 0.02 rows), and the widths in the grid are 64 and 128,
-      // whose difference the per-element terms carry. Prefill's dequantisation is 1/4-1/256 of decode's
-      // per score (once per query tile): too little to fit.
-      s.bw = s.cache = s.head_dim_scale = s.rows_half = false;
-      s.bw_ceiling = true;
-      s.softmax = s.tiles = true;
-      s.load = op_class == "indexer/decode";
-    }
-    return s;
-  }
-  // Decode, MLA decode and GEMMs: bandwidth and compute, scaled by how well the units fill the
-  // device and by the rows each pass shares (matrix-vector work is slower per FLOP).
   s.stream_exponent = true;
   s.rows_half = true;
-  s.head_dim_scale = op_class != "gemm";  // wider heads make longer dot products per K/V row
-  if (!warm_cache) {
-    if (op_class == "attention/decode" || op_class == "attention/decode/mla") s.combine = true;
-    return s;
-  }
-  if (op_class == "attention/decode") {
-    // The CPU decode kernel (kernels/cpu): per K/V element loads in register blocks of 4, 2 and 1
-    // query rows, one exponential per score, compute and memory partly overlapped on one core, and
-    // the loop slower when K/V stream from memory than from cache.
-    s.head_dim_scale = s.rows_half = false;
-    s.softmax = s.load = s.combine = s.miss = true;
-    s.row_block = kCpuRowBlock;
-    // Partial overlap only (k <= 2): on noisy grids fits reached k = 10-25 (compute and memory fully
-    // overlapped) with a FLOP rate of 105-180 GFLOP/s instead of ~285, a second mode of the same grid
-    // error. With the cap, 20 grids of the development VM (2 of them full) refitted offline gave
-    // held-out medians of 1.5-5.4 % (median 3.4 %) instead of 0.8-7.0 % (median 3.6 %).
-    s.combine_max = 1.0;
-    s.widen = true;
-  } else if (op_class == "gemm") {
-    // Eigen GEMMs: the weights come from the cache or at the measured read bandwidth; a fitted
-    // bandwidth would be pinned only by the few shapes larger than the cache.
-    s.bw = false;
-    s.bw_ceiling = true;
-    s.load = true;
-    // The skinny kernel (m <= 16): loads of B per row-block pass, partly overlapped with streaming B.
-    // Beyond 16 rows the per-call packing of B (R_load) is what few rows cannot amortise; a rows
-    // curve on top of it overfitted the grid's m = 64 and missed m = 32 by +10..+15 % (held-out
-    // set 2; without it +1..+5 %, and no decode block off by more than 20 % on 15 grids).
-    s.skinny = s.combine = true;
-    s.rows_half = false;
-  }
+  s.head_dim_scale = head_width;
   return s;
 }
 
-OpFeatures record_features(const MeasurementRecord& r) {
-  if (r.op == OpKind::gemm) return op_features(r.gemm, r.dtype);
-  if (r.op == OpKind::linear_attention) return op_features(r.linear, r.dtype);
-  if (r.op == OpKind::indexer) return op_features(r.indexer);
-  return op_features(r.attention, r.dtype);
+FitSpec fit_spec_for(const OpClass& op_class, bool warm_cache) {
+  FitSpec spec;
+  for_each_op([&](auto tag) {
+    using Op = typename decltype(tag)::type;
+    if (Op::kind == op_class.op) spec = Op::fit_spec(op_class, warm_cache);
+  });
+  return spec;
 }
+
+FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
+  const std::optional<OpClass> c = OpClass::parse(op_class);
+  if (!c) throw InputError("op class", op_class, "is not an op class (e.g. attention/decode, gemm)");
+  return fit_spec_for(*c, warm_cache);
+}
+
+OpFeatures record_features(const MeasurementRecord& r, const CpuKernelFacts& facts) { return r.features(facts); }
 
 ErrorStats error_stats(std::vector<double> ape) {
   ErrorStats s;
@@ -282,7 +213,8 @@ struct Fitted {
   double cost = std::numeric_limits<double>::infinity();
 };
 
-Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings, DType dtype) {
+Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, const SpecCeilings& ceilings, DType dtype,
+                   double row_block) {
   // Initial guesses from the data: the best observed rates, the smallest time.
   double peak = 0, bw = 0, tmin = std::numeric_limits<double>::infinity();
   for (const auto& x : xs) {
@@ -347,7 +279,7 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
           init.tile_rate = spec.tiles ? peak * scale / 4 : 0;
           init.skinny_rate = spec.skinny ? bw / 4 * scale : 0;  // elements/s near the best streaming rate
           init.widen_rate = spec.widen ? peak * scale / 4 : 0;
-          init.row_block = spec.row_block;
+          init.row_block = spec.row_block ? row_block : 0;
           std::vector<double> theta;
           for (auto f : l.fields) theta.push_back(std::log(init.*f));
           double c = 0;
@@ -370,13 +302,13 @@ std::vector<double> apes(const OpModel& m, const std::vector<Sample>& xs) {
 }  // namespace
 
 OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
-                   const SpecCeilings& ceilings, bool cross_validate, bool warm_cache) {
+                   const SpecCeilings& ceilings, bool cross_validate, bool warm_cache, const CpuKernelFacts& facts) {
   if (records.size() < 3)
     throw InputError("records", op_class, "need at least 3 timed records to fit an op class, got " + std::to_string(records.size()));
   std::vector<Sample> xs;
   OpFit out;
   for (const auto* r : records) {
-    xs.push_back({record_features(*r), *r->time_ms * 1e-3});
+    xs.push_back({record_features(*r, facts), *r->time_ms * 1e-3});
     for (const auto& [name, value] : range_point(xs.back().f)) {
       auto it = out.range.find(name);
       if (it == out.range.end()) out.range[name] = {value, value};
@@ -385,7 +317,8 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
   }
   const FitSpec spec = fit_spec_for(op_class, warm_cache);
   const DType dtype = records.front()->dtype;
-  out.model = fit_samples(xs, spec, ceilings, dtype).model;
+  const double row_block = static_cast<double>(facts.row_block);
+  out.model = fit_samples(xs, spec, ceilings, dtype, row_block).model;
   out.records = static_cast<std::int64_t>(xs.size());
   const ErrorStats fit = error_stats(apes(out.model, xs));
   out.fit_median_ape = fit.median_ape;
@@ -395,7 +328,7 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
     for (std::size_t i = 0; i < xs.size(); ++i) {
       std::vector<Sample> rest = xs;
       rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-      const OpModel m = fit_samples(rest, spec, ceilings, dtype).model;
+      const OpModel m = fit_samples(rest, spec, ceilings, dtype, row_block).model;
       loo.push_back(std::fabs(predict_seconds(m, xs[i].f) / xs[i].seconds - 1.0));
     }
     const ErrorStats cv = error_stats(loo);
@@ -412,19 +345,19 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
     if (!r.time_ms)
       throw InputError(r.where.empty() ? "record " + std::to_string(i + 1) : r.where, "(no time_ms)",
                        "calibration needs timed records");
-    if (r.op == OpKind::attention_block) continue;  // composed from its ops, used for validation only
+    if (std::holds_alternative<AttentionBlockOp>(r.shape)) continue;  // composed from its ops, used for validation only
     by_class[r.op_class()].push_back(&r);
   }
   if (by_class.empty()) throw InputError("records", "(none)", "no attention or gemm records to fit");
   profile.ops.clear();
   for (const auto& [cls, rs] : by_class)
-    profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate, profile.kind == "cpu");
+    profile.ops[cls] = fit_op_class(cls, rs, profile.spec, cross_validate, profile.kind == "cpu", profile.cpu_facts());
   profile.source = "measured";
   // The calibrated points themselves, for rooflines in reports.
   nlohmann::json points = nlohmann::json::array();
   for (const auto& [cls, rs] : by_class)
     for (const auto* r : rs) {
-      const OpFeatures f = record_features(*r);
+      const OpFeatures f = record_features(*r, profile.cpu_facts());
       points.push_back({{"op_class", cls}, {"flop", f.flop}, {"bytes", f.bytes}, {"time_ms", *r->time_ms}});
     }
   if (!profile.measured.is_object()) profile.measured = nlohmann::json::object();

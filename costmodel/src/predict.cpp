@@ -55,30 +55,28 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op,
   return p;
 }
 
+Prediction Predictor::op(const OpClass& cls, const OpFeatures& f, DType dtype) const {
+  return predict(cls.to_string(), f, range_point(f), dtype);
+}
+
 Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtype) const {
-  std::string cls = phase == Phase::prefill ? "attention/prefill" : "attention/decode";
-  if (s.is_mla()) cls += "/mla";
-  const OpFeatures f = op_features(s, dtype);
-  return predict(cls, f, range_point(f), dtype);
+  const AttentionOp a{phase, s};
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
-  const OpFeatures f = op_features(g, dtype);
-  return predict("gemm", f, range_point(f), dtype);
+  const GemmOp a{g};
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
-  const OpFeatures f = op_features(s, dtype);
-  // KDA has classes of its own (imported timings: mhacfg's kernels do not implement it); so has a short
-  // convolution, which no profile fits (its roofline is a few microseconds).
-  const std::string cls = std::string(phase == Phase::prefill ? "linear_attention/prefill" : "linear_attention/decode") +
-                          (s.kind == LinearKind::kda ? "/kda" : s.kind == LinearKind::short_conv ? "/short_conv" : "");
-  return predict(cls, f, range_point(f), dtype);
+  const LinearAttentionOp a{phase, s};
+  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::indexer(const IndexerShape& s, Phase phase) const {
-  const OpFeatures f = op_features(s);
-  return predict(phase == Phase::prefill ? "indexer/prefill" : "indexer/decode", f, range_point(f), DType::fp8);
+  const IndexerOp a{phase, s};
+  return op(a.op_class(), a.features(DType::fp8, profile_.cpu_facts()), DType::fp8);
 }
 
 namespace {
@@ -90,29 +88,19 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
 }  // namespace
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
-  switch (r.op) {
-    case OpKind::gemm: return gemm(r.gemm, r.dtype);
-    case OpKind::attention: return attention(r.attention, r.phase, r.dtype);
-    case OpKind::linear_attention: return linear_attention(r.linear, r.phase, r.dtype);
-    case OpKind::indexer: return indexer(r.indexer, r.phase);
-    case OpKind::attention_block: {
-      const AttentionShape& s = r.attention;
-      const std::int64_t tokens = s.batch * s.q_len;
-      // x [tokens, d_model] -> Q, K, V in one GEMM; attention; O [tokens, heads * v] -> d_model.
-      const GemmShape qkv{tokens, s.num_q_heads * s.head_dim + s.num_kv_heads * (s.head_dim + s.v_head_dim), r.d_model};
-      const GemmShape o{tokens, r.d_model, s.num_q_heads * s.v_head_dim};
-      // The three ops' inputs share the cache from one block call to the next.
-      const double bytes = op_features(qkv, r.dtype).bytes + op_features(s, r.dtype).bytes + op_features(o, r.dtype).bytes;
-      const Predictor in_block = with_working_set(std::max(working_set_, bytes));
-      Prediction total;
-      total.calibrated = true;
-      accumulate(total, in_block.gemm(qkv, r.dtype));
-      accumulate(total, in_block.attention(s, r.phase, r.dtype));
-      accumulate(total, in_block.gemm(o, r.dtype));
-      return total;
-    }
-  }
-  MHACFG_CHECK(false, "unknown op kind");
+  const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
+  if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
+  const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();
+  // The three ops' inputs share the cache from one block call to the next.
+  const double bytes =
+      op_features(qkv, r.dtype).bytes + op_features(block->shape, r.dtype).bytes + op_features(o, r.dtype).bytes;
+  const Predictor in_block = with_working_set(std::max(working_set_, bytes));
+  Prediction total;
+  total.calibrated = true;
+  accumulate(total, in_block.gemm(qkv, r.dtype));
+  accumulate(total, in_block.attention(block->shape, block->phase, r.dtype));
+  accumulate(total, in_block.gemm(o, r.dtype));
+  return total;
 }
 
 namespace {

@@ -156,6 +156,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     }
   }
   if (f.has("measured")) p.measured = f.at("measured");
+  if (f.has("cpu_kernel_facts")) p.cpu_kernel_facts = cpu_kernel_facts_from_json(f.at("cpu_kernel_facts"), f.name("cpu_kernel_facts"));
   return p;
 }
 
@@ -191,6 +192,7 @@ nlohmann::json profile_to_json(const Profile& p) {
     val.push_back({{"records", v.records}, {"median_ape", v.median_ape}, {"p90_ape", v.p90_ape}, {"what", v.what}});
   j["validation"] = val;
   j["measured"] = p.measured;
+  if (p.cpu_kernel_facts) j["cpu_kernel_facts"] = cpu_kernel_facts_to_json(*p.cpu_kernel_facts);
   return j;
 }
 

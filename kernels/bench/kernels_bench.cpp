@@ -40,10 +40,9 @@ using mhacfg::Phase;
 MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
                             std::int64_t nkv, std::int64_t head_dim, DType dtype) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = phase;
+  r.shape = mhacfg::AttentionOp{phase, {}};
   r.dtype = dtype;
-  AttentionShape& s = r.attention;
+  AttentionShape& s = r.attention();
   s.batch = batch;
   s.q_len = q_len;
   s.kv_len = kv_len;
@@ -56,17 +55,16 @@ MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len,
 
 MeasurementRecord mla(std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, DType dtype) {
   MeasurementRecord r = attention(Phase::decode, 1, q_len, kv_len, heads, 1, 576, dtype);
-  r.attention.kv_lora_rank = 512;
-  r.attention.rope_head_dim = 64;
-  r.attention.v_head_dim = 512;
-  r.attention.causal = true;
+  r.attention().kv_lora_rank = 512;
+  r.attention().rope_head_dim = 64;
+  r.attention().v_head_dim = 512;
+  r.attention().causal = true;
   return r;
 }
 
 MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = {m, n, k};
+  r.shape = mhacfg::GemmOp{{m, n, k}};
   r.dtype = DType::fp32;
   return r;
 }
@@ -74,77 +72,72 @@ MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
 MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t d_model,
                         std::int64_t nq, std::int64_t nkv, std::int64_t head_dim, DType dtype) {
   MeasurementRecord r = attention(phase, batch, q_len, kv_len, nq, nkv, head_dim, dtype);
-  r.op = OpKind::attention_block;
-  r.d_model = d_model;
+  r.shape = mhacfg::AttentionBlockOp{r.phase(), r.attention(), d_model};
   return r;
 }
 
 MeasurementRecord linear(mhacfg::LinearKind kind, std::int64_t batch, std::int64_t q_len, std::int64_t kh, std::int64_t vh,
                          std::int64_t dk, std::int64_t dv, DType state) {
   MeasurementRecord r;
-  r.op = OpKind::linear_attention;
-  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
-  r.linear = {batch, q_len, kh, vh, dk, dv, 4, kind};
+  r.shape = mhacfg::LinearAttentionOp{q_len == 1 ? Phase::decode : Phase::prefill, {batch, q_len, kh, vh, dk, dv, 4, kind}};
   r.dtype = state;
   return r;
 }
 
 MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, std::int64_t topk) {
   MeasurementRecord r;
-  r.op = OpKind::indexer;
-  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
-  r.indexer = {batch, q_len, kv_len, heads, 128, topk};
+  r.shape = mhacfg::IndexerOp{q_len == 1 ? Phase::decode : Phase::prefill, {batch, q_len, kv_len, heads, 128, topk}};
   r.dtype = DType::fp8;
   return r;
 }
 
 std::string name_of(const MeasurementRecord& r) {
-  if (r.op == OpKind::indexer) {
-    const mhacfg::IndexerShape& s = r.indexer;
+  if (r.op() == OpKind::indexer) {
+    const mhacfg::IndexerShape& s = r.indexer();
     return r.op_class() + "/b" + std::to_string(s.batch) + "_q" + std::to_string(s.q_len) + "_kv" + std::to_string(s.kv_len) +
            "_h" + std::to_string(s.num_heads) + "_d" + std::to_string(s.head_dim) + "_top" + std::to_string(s.topk);
   }
-  if (r.op == OpKind::linear_attention) {
-    const mhacfg::LinearAttentionShape& s = r.linear;
+  if (r.op() == OpKind::linear_attention) {
+    const mhacfg::LinearAttentionShape& s = r.linear();
     return r.op_class() + "/" + std::string(mhacfg::to_string(s.kind)) + "/" + std::string(mhacfg::to_string(r.dtype)) +
            "_b" + std::to_string(s.batch) + "_q" + std::to_string(s.q_len) + "_h" + std::to_string(s.num_k_heads) + "x" +
            std::to_string(s.num_v_heads) + "_d" + std::to_string(s.head_k_dim) + "x" + std::to_string(s.head_v_dim);
   }
-  if (r.op == OpKind::gemm)
-    return "gemm/m" + std::to_string(r.gemm.m) + "_n" + std::to_string(r.gemm.n) + "_k" + std::to_string(r.gemm.k);
-  const AttentionShape& s = r.attention;
+  if (r.op() == OpKind::gemm)
+    return "gemm/m" + std::to_string(r.gemm().m) + "_n" + std::to_string(r.gemm().n) + "_k" + std::to_string(r.gemm().k);
+  const AttentionShape& s = r.attention();
   std::string n = r.op_class() + "/" + std::string(mhacfg::to_string(r.dtype)) + "_b" + std::to_string(s.batch) +
                   "_q" + std::to_string(s.q_len) + "_kv" + std::to_string(s.kv_len) + "_h" +
                   std::to_string(s.num_q_heads) + "x" + std::to_string(s.kv_heads()) + "_d" + std::to_string(s.qk_dim());
-  if (r.op == OpKind::attention_block) n += "_dm" + std::to_string(r.d_model);
+  if (r.op() == OpKind::attention_block) n += "_dm" + std::to_string(r.d_model());
   return n;
 }
 
 // FLOPs and the bytes the kernel's roofline is quoted on, from the costmodel.
 void counts(const MeasurementRecord& r, double& flop, double& bytes) {
-  if (r.op == OpKind::gemm) {
-    flop = static_cast<double>(mhacfg::gemm_flops(r.gemm));
-    bytes = static_cast<double>(mhacfg::gemm_bytes(r.gemm, DType::fp32));
+  if (r.op() == OpKind::gemm) {
+    flop = static_cast<double>(mhacfg::gemm_flops(r.gemm()));
+    bytes = static_cast<double>(mhacfg::gemm_bytes(r.gemm(), DType::fp32));
     return;
   }
-  if (r.op == OpKind::linear_attention) {  // the state read and written, each token's inputs and output
-    flop = static_cast<double>(mhacfg::linear_attention_flops(r.linear));
-    bytes = static_cast<double>(mhacfg::linear_attention_bytes(r.linear, r.dtype));
+  if (r.op() == OpKind::linear_attention) {  // the state read and written, each token's inputs and output
+    flop = static_cast<double>(mhacfg::linear_attention_flops(r.linear()));
+    bytes = static_cast<double>(mhacfg::linear_attention_bytes(r.linear(), r.dtype));
     return;
   }
-  if (r.op == OpKind::indexer) {  // fp8 keys read once per sequence, queries, weights, indices
-    flop = static_cast<double>(mhacfg::indexer_flops(r.indexer));
-    bytes = static_cast<double>(mhacfg::indexer_bytes(r.indexer));
+  if (r.op() == OpKind::indexer) {  // fp8 keys read once per sequence, queries, weights, indices
+    flop = static_cast<double>(mhacfg::indexer_flops(r.indexer()));
+    bytes = static_cast<double>(mhacfg::indexer_bytes(r.indexer()));
     return;
   }
-  const AttentionShape& s = r.attention;
+  const AttentionShape& s = r.attention();
   flop = static_cast<double>(mhacfg::attention_flops(s));
   bytes = static_cast<double>(mhacfg::attention_kv_bytes(s, r.dtype));
-  if (r.op == OpKind::attention_block) {
+  if (r.op() == OpKind::attention_block) {
     const std::int64_t tokens = s.batch * s.q_len;
     const std::int64_t qkv_width = (s.num_q_heads + s.num_kv_heads) * s.head_dim + s.num_kv_heads * s.v_head_dim;
-    flop += static_cast<double>(mhacfg::gemm_flops({tokens, qkv_width, r.d_model}) +
-                                mhacfg::gemm_flops({tokens, r.d_model, s.num_q_heads * s.v_head_dim}));
+    flop += static_cast<double>(mhacfg::gemm_flops({tokens, qkv_width, r.d_model()}) +
+                                mhacfg::gemm_flops({tokens, r.d_model(), s.num_q_heads * s.v_head_dim}));
   }
 }
 
@@ -165,9 +158,9 @@ int check_targets(int threads, int rounds) {
   const auto decode32_call = d::prepare_cpu_call(decode32, threads);
   const auto decode16_call = d::prepare_cpu_call(decode16, threads);
   const double gemm_flop = static_cast<double>(mhacfg::gemm_flops(d::kCeilingGemm));
-  const double prefill_flop = static_cast<double>(mhacfg::attention_flops(prefill.attention));
-  const double kv32 = static_cast<double>(mhacfg::attention_kv_bytes(decode32.attention, DType::fp32));
-  const double kv16 = static_cast<double>(mhacfg::attention_kv_bytes(decode16.attention, DType::bf16));
+  const double prefill_flop = static_cast<double>(mhacfg::attention_flops(prefill.attention()));
+  const double kv32 = static_cast<double>(mhacfg::attention_kv_bytes(decode32.attention(), DType::fp32));
+  const double kv16 = static_cast<double>(mhacfg::attention_kv_bytes(decode16.attention(), DType::bf16));
   auto seconds = [&](const char* name, const std::function<void()>& call, int repetitions) {
     mhacfg::kernels::BenchOptions oo = o;
     oo.repetitions = repetitions;

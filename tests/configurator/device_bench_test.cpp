@@ -147,8 +147,7 @@ TEST_CASE("the backends through their interface", "[device]") {
   CHECK(!cpu->device_name(0).empty());
   CHECK(cpu->memory_bytes(0) > 0);
   mhacfg::MeasurementRecord gemm;
-  gemm.op = mhacfg::OpKind::gemm;
-  gemm.gemm = mhacfg::GemmShape{4, 8, 8};
+  gemm.shape = mhacfg::GemmOp{mhacfg::GemmShape{4, 8, 8}};
   gemm.dtype = mhacfg::DType::fp32;
   CHECK(cpu->unsupported_reason(gemm).empty());
   mhacfg::kernels::BenchOptions o;

@@ -16,9 +16,7 @@ namespace {
 
 MeasurementRecord decode(std::int64_t batch, std::int64_t kv, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = Phase::decode;
-  r.attention = AttentionShape{batch, 1, kv, nq, nkv, hd, hd, false, 0, 0, 0};
+  r.shape = AttentionOp{Phase::decode, AttentionShape{batch, 1, kv, nq, nkv, hd, hd, false, 0, 0, 0}};
   r.dtype = DType::bf16;
   return r;
 }
@@ -56,7 +54,7 @@ OpFit fit_cpu_truth(const std::string& op_class, std::vector<MeasurementRecord> 
 std::vector<MeasurementRecord> h200(const std::string& backend) {
   std::vector<MeasurementRecord> out;
   for (auto& r : read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-torch.train.jsonl"))
-    if (r.op == OpKind::gemm || r.backend == backend) out.push_back(r);
+    if (r.op() == OpKind::gemm || r.backend == backend) out.push_back(r);
   return out;
 }
 
@@ -77,7 +75,7 @@ TEST_CASE("decode parameters are recovered from synthetic timings", "[fit]") {
     for (std::int64_t kv : {512, 2048, 8192, 32768})
       for (auto [nq, nkv] : {std::pair{32, 8}, std::pair{32, 1}, std::pair{16, 16}}) {
         MeasurementRecord r = decode(b, kv, nq, nkv, 128);
-        r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3 * std::exp(noise(rng));
+        r.time_ms = predict_seconds(truth, op_features(r.attention(), r.dtype)) * 1e3 * std::exp(noise(rng));
         rs.push_back(r);
       }
   std::vector<const MeasurementRecord*> ptrs;
@@ -110,10 +108,8 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
     for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{16, 16, 64}, std::tuple{16, 4, 256}})
       for (bool causal : {true, false}) {
         MeasurementRecord r;
-        r.op = OpKind::attention;
-        r.phase = Phase::prefill;
-        r.attention = AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0};
-        r.time_ms = predict_seconds(truth, op_features(r.attention, DType::bf16)) * 1e3;
+        r.shape = AttentionOp{Phase::prefill, AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0}};
+        r.time_ms = predict_seconds(truth, op_features(r.attention(), DType::bf16)) * 1e3;
         rs.push_back(r);
       }
   std::vector<const MeasurementRecord*> ptrs;
@@ -126,16 +122,16 @@ TEST_CASE("prefill span and softmax terms are recovered", "[fit]") {
 }
 
 TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked ones included, match a walk of the tiles", "[fit][model]") {
-  // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of kCpuPrefillTileRows / group
+  // The kernel (kernels/cpu/src/prefill_attention.cpp): tiles of prefill_tile_rows / group
   // positions, each against keys [begin(first position), last position + 1). The walk counts pairs
   // per query head, and rows x key tiles as the kernel's key loop makes them: tiles of
-  // kCpuPrefillKeyTile keys end at the block's last visible key, the first one takes what is left.
+  // prefill_key_tile keys end at the block's last visible key, the first one takes what is left.
   struct Walked {
     double pairs = 0, rows_x_tiles = 0;
   };
   auto walk = [](const AttentionShape& s) {
     const std::int64_t group = s.num_q_heads / s.num_kv_heads;
-    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, kCpuPrefillTileRows / group));
+    const std::int64_t block = std::min(s.q_len, std::max<std::int64_t>(1, CpuKernelFacts{}.prefill_tile_rows / group));
     Walked w;
     for (std::int64_t first = 0; first < s.q_len; first += block) {
       const std::int64_t n = std::min(block, s.q_len - first);
@@ -145,7 +141,7 @@ TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked 
       if (s.causal && s.chunk > 0) begin = p0 / s.chunk * s.chunk;
       const std::int64_t end = s.causal ? p1 + 1 : s.kv_len;
       w.pairs += double(n) * double(end - begin);
-      for (std::int64_t k1 = end; k1 > begin; k1 -= kCpuPrefillKeyTile) w.rows_x_tiles += double(n * group);
+      for (std::int64_t k1 = end; k1 > begin; k1 -= CpuKernelFacts{}.prefill_key_tile) w.rows_x_tiles += double(n * group);
     }
     return w;
   };
@@ -188,10 +184,8 @@ TEST_CASE("the CPU prefill model recovers the masked work's weight, the per-tile
     for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}})
       for (bool causal : {true, false}) {
         MeasurementRecord r;
-        r.op = OpKind::attention;
-        r.phase = Phase::prefill;
+        r.shape = AttentionOp{Phase::prefill, AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0}};
         r.dtype = DType::fp32;
-        r.attention = AttentionShape{1, len, len, nq, nkv, hd, hd, causal, 0, 0, 0};
         rs.push_back(r);
       }
   const OpFit fit = fit_cpu_truth("attention/prefill", rs, truth, cpu);
@@ -213,11 +207,11 @@ TEST_CASE("register blocks of 4, 2 and 1 rows re-read K/V once per block", "[fit
 }
 
 TEST_CASE("GEMM features: a blocked GEMM packs B per call, the skinny CPU GEMM reads it in place", "[fit][model]") {
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).elements == 0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows, 3072, 1024}, DType::fp32).elements == 0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows + 1, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
   CHECK(op_features(GemmShape{4096, 3072, 1024}, DType::fp32).elements == 3072.0 * 1024.0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows, 3072, 1024}, DType::fp32).skinny_elements == 3072.0 * 1024.0);
-  CHECK(op_features(GemmShape{kCpuSkinnyGemmRows + 1, 3072, 1024}, DType::fp32).skinny_elements == 0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows, 3072, 1024}, DType::fp32).skinny_elements == 3072.0 * 1024.0);
+  CHECK(op_features(GemmShape{CpuKernelFacts{}.skinny_gemm_rows + 1, 3072, 1024}, DType::fp32).skinny_elements == 0);
 }
 
 TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over B", "[fit]") {
@@ -235,8 +229,7 @@ TEST_CASE("the CPU GEMM model: the skinny kernel's time follows its passes over 
     for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048},
                         std::pair{8192, 4096}}) {
       MeasurementRecord r;
-      r.op = OpKind::gemm;
-      r.gemm = GemmShape{m, n, k};
+      r.shape = GemmOp{GemmShape{m, n, k}};
       r.dtype = DType::fp32;
       rs.push_back(r);
     }
@@ -277,7 +270,7 @@ TEST_CASE("the CPU decode model: cache, miss slowdown, per-element terms and par
         for (DType dt : {DType::fp32, DType::bf16}) {
           if (dt == DType::bf16 && nkv != 8) continue;  // bf16 KV: 32q/8kv only, as in the CPU grid
           r.dtype = dt;
-          r.time_ms = predict_seconds(truth, op_features(r.attention, r.dtype)) * 1e3;
+          r.time_ms = predict_seconds(truth, op_features(r.attention(), r.dtype)) * 1e3;
           rs.push_back(r);
         }
       }
@@ -321,21 +314,18 @@ TEST_CASE("a block's ops share a warm cache: its prediction uses the block's byt
   p.ops["attention/decode"] = fit;
   const Predictor pred(p);
   MeasurementRecord block;
-  block.op = OpKind::attention_block;
-  block.phase = Phase::decode;
-  block.d_model = 2048;
+  block.shape = AttentionBlockOp{Phase::decode, AttentionShape{4, 1, 2048, 16, 4, 128, 128, false, 0, 0, 0}, 2048};  // 33.6 MB of K/V
   block.dtype = DType::fp32;
-  block.attention = AttentionShape{4, 1, 2048, 16, 4, 128, 128, false, 0, 0, 0};  // 33.6 MB of K/V
   const GemmShape qkv{4, 16 * 128 + 4 * 256, 2048}, o{4, 2048, 16 * 128};  // 25 + 16.8 MB of weights
-  const double alone = pred.gemm(qkv, DType::fp32).time_ms + pred.attention(block.attention, Phase::decode, DType::fp32).time_ms +
+  const double alone = pred.gemm(qkv, DType::fp32).time_ms + pred.attention(block.attention(), Phase::decode, DType::fp32).time_ms +
                        pred.gemm(o, DType::fp32).time_ms;
   const double together = pred.record(block).time_ms;
   // Alone each op (17-34 MB) mostly fits the 48 MB cache; together their 75 MB mostly come from memory.
   CHECK(together > 1.5 * alone);
-  const double bytes = op_features(qkv, DType::fp32).bytes + op_features(block.attention, DType::fp32).bytes +
+  const double bytes = op_features(qkv, DType::fp32).bytes + op_features(block.attention(), DType::fp32).bytes +
                        op_features(o, DType::fp32).bytes;
   CHECK(together == Approx(pred.with_working_set(bytes).gemm(qkv, DType::fp32).time_ms +
-                           pred.with_working_set(bytes).attention(block.attention, Phase::decode, DType::fp32).time_ms +
+                           pred.with_working_set(bytes).attention(block.attention(), Phase::decode, DType::fp32).time_ms +
                            pred.with_working_set(bytes).gemm(o, DType::fp32).time_ms));
 }
 
@@ -354,8 +344,8 @@ TEST_CASE("H200 cuDNN: shapes left out of the fit are predicted within the accep
   for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 32, 128}, std::tuple{16, 16, 64}, std::tuple{32, 1, 128}}) {
     std::vector<MeasurementRecord> train, test;
     for (const auto& r : all) {
-      const auto& s = r.attention;
-      const bool held = r.op == OpKind::attention && s.num_q_heads == nq && s.num_kv_heads == nkv && s.head_dim == hd;
+      const bool held = r.op() == OpKind::attention && r.attention().num_q_heads == nq &&
+                        r.attention().num_kv_heads == nkv && r.attention().head_dim == hd;
       (held ? test : train).push_back(r);
     }
     Profile p;
@@ -554,11 +544,9 @@ TEST_CASE("the CPU linear-attention model: passes over the state, widening, and 
       for (auto [kh, vh, dk, dv] : {std::tuple{4, 8, 64, 64}, std::tuple{8, 16, 128, 128}, std::tuple{1, 32, 128, 64}})
         for (DType dt : {DType::fp32, DType::bf16}) {
           MeasurementRecord r;
-          r.op = OpKind::linear_attention;
-          r.phase = Phase::prefill;
-          r.linear = LinearAttentionShape{1, q, kh, vh, dk, dv, 4, kind};
+          r.shape = LinearAttentionOp{Phase::prefill, LinearAttentionShape{1, q, kh, vh, dk, dv, 4, kind}};
           r.dtype = dt;
-          r.time_ms = predict_seconds(truth, op_features(r.linear, dt)) * 1e3;
+          r.time_ms = predict_seconds(truth, op_features(r.linear(), dt)) * 1e3;
           rs.push_back(r);
         }
   std::vector<const MeasurementRecord*> ptrs;
@@ -618,7 +606,7 @@ TEST_CASE("the CPU indexer model: keys dequantised and scores selected match a w
   // its last query's keys; each query that sees more than topk keys scanning them all.
   const auto walk = [](const IndexerShape& s, double& dequantised, double& selected) {
     dequantised = selected = 0;
-    const std::int64_t tile = cpu_indexer_tile_queries(s.num_heads);
+    const std::int64_t tile = CpuKernelFacts{}.indexer_tile_queries(s.num_heads);
     for (std::int64_t q0 = 0; q0 < s.q_len; q0 += tile)
       dequantised += double(s.kv_len - s.q_len + std::min(q0 + tile, s.q_len)) * double(s.head_dim);
     for (std::int64_t t = 0; t < s.q_len; ++t) {
@@ -659,9 +647,7 @@ TEST_CASE("the CPU indexer model: keys dequantised and scores selected match a w
                                              std::tuple{2, 8192, 16, 32, 512}, std::tuple{1, 16384, 48, 96, 2048},
                                              std::tuple{2, 4096, 8, 256, 1024}, std::tuple{4, 2048, 128, 64, 2048}}) {
     MeasurementRecord r;
-    r.op = OpKind::indexer;
-    r.phase = Phase::decode;
-    r.indexer = IndexerShape{batch, 1, kv, heads, dim, topk};
+    r.shape = IndexerOp{Phase::decode, IndexerShape{batch, 1, kv, heads, dim, topk}};
     r.dtype = DType::fp8;
     rs.push_back(r);
   }

@@ -22,7 +22,7 @@ constexpr double kUniformShare = 0.8;
 void check_backends(const std::vector<MeasurementRecord>& records, const std::vector<std::string>& backends) {
   std::set<std::string> present;
   for (const auto& r : records)
-    if (r.op == OpKind::attention) present.insert(r.backend);
+    if (r.op() == OpKind::attention) present.insert(r.backend);
   for (const auto& b : backends)
     if (!present.count(b)) {
       std::string list;
@@ -36,18 +36,18 @@ std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecor
                                               const std::vector<std::string>& backends,
                                               std::vector<std::string>* notes) {
   const auto chosen = [&](const MeasurementRecord& r) {
-    return r.op != OpKind::attention || backends.empty() ||
+    return r.op() != OpKind::attention || backends.empty() ||
            std::find(backends.begin(), backends.end(), r.backend) != backends.end();
   };
   std::set<std::string> covered;  // attention classes some chosen backend measured
   for (const auto& r : records)
-    if (r.op == OpKind::attention && chosen(r)) covered.insert(r.op_class());
+    if (r.op() == OpKind::attention && chosen(r)) covered.insert(r.op_class());
   std::map<std::string, std::set<std::string>> borrowed;  // class -> the backends kept for it
   std::vector<MeasurementRecord> out;
   for (const auto& r : records) {
     if (chosen(r)) {
       out.push_back(r);
-    } else if (r.op == OpKind::attention && !covered.count(r.op_class())) {
+    } else if (r.op() == OpKind::attention && !covered.count(r.op_class())) {
       borrowed[r.op_class()].insert(r.backend);
       out.push_back(r);
     }

@@ -7,9 +7,7 @@ namespace {
 MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
                             std::int64_t nkv, std::int64_t hd, bool causal, DType dtype) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = phase;
-  r.attention = AttentionShape{batch, q_len, kv_len, nq, nkv, hd, hd, causal, 0, 0, 0};
+  r.shape = AttentionOp{phase, AttentionShape{batch, q_len, kv_len, nq, nkv, hd, hd, causal, 0, 0, 0}};
   r.dtype = dtype;
   r.json = record_to_json(r);
   return r;
@@ -17,9 +15,7 @@ MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len,
 
 MeasurementRecord mla(std::int64_t batch, std::int64_t kv_len, std::int64_t nq, std::int64_t rank, DType dtype) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = Phase::decode;
-  r.attention = AttentionShape{batch, 1, kv_len, nq, 1, rank + 64, rank, false, 0, rank, 64};
+  r.shape = AttentionOp{Phase::decode, AttentionShape{batch, 1, kv_len, nq, 1, rank + 64, rank, false, 0, rank, 64}};
   r.dtype = dtype;
   r.json = record_to_json(r);
   return r;
@@ -27,8 +23,7 @@ MeasurementRecord mla(std::int64_t batch, std::int64_t kv_len, std::int64_t nq, 
 
 MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = GemmShape{m, n, k};
+  r.shape = GemmOp{GemmShape{m, n, k}};
   r.dtype = dtype;
   r.json = record_to_json(r);
   return r;
@@ -37,9 +32,7 @@ MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dty
 MeasurementRecord linear(LinearKind kind, std::int64_t batch, std::int64_t q_len, std::int64_t kh, std::int64_t vh,
                          std::int64_t dk, std::int64_t dv, DType state) {
   MeasurementRecord r;
-  r.op = OpKind::linear_attention;
-  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
-  r.linear = LinearAttentionShape{batch, q_len, kh, vh, dk, dv, 4, kind};
+  r.shape = LinearAttentionOp{q_len == 1 ? Phase::decode : Phase::prefill, LinearAttentionShape{batch, q_len, kh, vh, dk, dv, 4, kind}};
   r.dtype = state;
   r.json = record_to_json(r);
   return r;
@@ -122,9 +115,7 @@ void add_linear_cpu(std::vector<MeasurementRecord>& g, bool quick) {
 MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, std::int64_t head_dim,
                           std::int64_t topk) {
   MeasurementRecord r;
-  r.op = OpKind::indexer;
-  r.phase = q_len == 1 ? Phase::decode : Phase::prefill;
-  r.indexer = IndexerShape{batch, q_len, kv_len, heads, head_dim, topk};
+  r.shape = IndexerOp{q_len == 1 ? Phase::decode : Phase::prefill, IndexerShape{batch, q_len, kv_len, heads, head_dim, topk}};
   r.dtype = DType::fp8;
   r.json = record_to_json(r);
   return r;
@@ -193,7 +184,7 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
     g.push_back(attention(Phase::prefill, 1, 256, 256, 8, 4, 256, false, f32));
     {  // a sliding window (keys [pos - 383, pos])
       MeasurementRecord w = attention(Phase::prefill, 1, 1024, 1024, 8, 2, 64, true, f32);
-      w.attention.window = 384;
+      w.attention().window = 384;
       w.json = record_to_json(w);
       g.push_back(w);
     }

@@ -237,8 +237,8 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   const kernels::Ceilings& ceil = run.ceil;
   const std::vector<std::string>& holdout_files = run.holdout_files;
   const std::vector<std::size_t>& holdout_ends = run.holdout_ends;
-  const double prefill_flops = double(attention_flops(checks[0].attention)) / (*checks[0].time_ms * 1e-3);
-  const double decode_bw = double(attention_kv_bytes(checks[1].attention, checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
+  const double prefill_flops = double(attention_flops(checks[0].attention())) / (*checks[0].time_ms * 1e-3);
+  const double decode_bw = double(attention_kv_bytes(checks[1].attention(), checks[1].dtype)) / (*checks[1].time_ms * 1e-3);
   Profile p;
   const std::string name = device_name(dev);
   // A GPU with a shipped datasheet profile keeps its spec, kernel list and name (so the result can
@@ -290,7 +290,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   notes.push_back("Kernel speed: prefill attention " + fmt_si(prefill_flops, "FLOP/s") + " = " +
                   fmt_fixed(prefill_flops / ceil.gemm_flop_per_s * 100, 1) + " % of the GEMM ceiling; decode reads KV at " +
                   fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
-                  " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention, checks[1].dtype))) +
+                  " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention(), checks[1].dtype))) +
                   " of KV).");
   notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   return p;

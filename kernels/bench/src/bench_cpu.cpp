@@ -52,8 +52,7 @@ namespace detail {
 
 std::function<void()> prepare_gemm_ceiling(int threads) {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = kCeilingGemm;
+  r.shape = GemmOp{kCeilingGemm};
   r.dtype = DType::fp32;
   return prepare_cpu_call(r, threads);
 }
@@ -83,11 +82,11 @@ std::string cpu_unsupported_reason(const MeasurementRecord& r) {
   }
   const double have = physical_memory_bytes();
   if (have > 0 && need > kMaxMemoryFraction * have) {
-    const std::string field = r.op == OpKind::gemm               ? "m = " + std::to_string(r.gemm.m)
-                              : r.op == OpKind::indexer          ? "kv_len = " + std::to_string(r.indexer.kv_len)
-                              : r.op == OpKind::linear_attention ? "batch = " + std::to_string(r.linear.batch) + ", q_len = " +
-                                                                       std::to_string(r.linear.q_len)
-                                                                 : "kv_len = " + std::to_string(r.attention.kv_len);
+    const std::string field = r.op() == OpKind::gemm               ? "m = " + std::to_string(r.gemm().m)
+                              : r.op() == OpKind::indexer          ? "kv_len = " + std::to_string(r.indexer().kv_len)
+                              : r.op() == OpKind::linear_attention ? "batch = " + std::to_string(r.linear().batch) + ", q_len = " +
+                                                                       std::to_string(r.linear().q_len)
+                                                                 : "kv_len = " + std::to_string(r.attention().kv_len);
     return field + ": the inputs need " + gib(need) + ", more than 3/4 of this machine's " + gib(have);
   }
   return {};

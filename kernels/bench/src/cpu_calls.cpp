@@ -246,56 +246,56 @@ struct BlockState {
 
 template <class KvT>
 std::function<void()> prepare_block(const MeasurementRecord& r, int threads) {
-  auto st = std::make_shared<BlockState<KvT>>(r.attention, r.phase, r.d_model, threads);
+  auto st = std::make_shared<BlockState<KvT>>(r.attention(), r.phase(), r.d_model(), threads);
   return [st] { st->run(); };
 }
 
 }  // namespace
 
 std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
-  switch (r.op) {
+  switch (r.op()) {
     case OpKind::gemm:
       if (r.dtype != DType::fp32)
         return "dtype = " + std::string(to_string(r.dtype)) +
                ": CPU GEMMs run in fp32 only (Eigen has no bf16 GEMM); use dtype fp32";
-      return cpu::gemm_unsupported_reason(r.gemm);
+      return cpu::gemm_unsupported_reason(r.gemm());
     case OpKind::attention:
-      return attention_reason(r.attention, r.phase, r.dtype);
+      return attention_reason(r.attention(), r.phase(), r.dtype);
     case OpKind::attention_block:
-      if (r.d_model < 1) return "d_model = " + std::to_string(r.d_model) + ": must be at least 1";
-      if (r.attention.is_mla())
-        return "kv_lora_rank = " + std::to_string(r.attention.kv_lora_rank) +
+      if (r.d_model() < 1) return "d_model = " + std::to_string(r.d_model()) + ": must be at least 1";
+      if (r.attention().is_mla())
+        return "kv_lora_rank = " + std::to_string(r.attention().kv_lora_rank) +
                ": attention blocks are MHA/GQA/MQA (fused QKV projection)";
-      return attention_reason(r.attention, r.phase, r.dtype);
+      return attention_reason(r.attention(), r.phase(), r.dtype);
     case OpKind::linear_attention:
-      return cpu::linear_attention_unsupported_reason(r.linear, r.dtype);
+      return cpu::linear_attention_unsupported_reason(r.linear(), r.dtype);
     case OpKind::indexer:
-      return cpu::indexer_unsupported_reason(r.indexer);
+      return cpu::indexer_unsupported_reason(r.indexer());
   }
-  return "op = " + std::string(to_string(r.op)) + ": unknown to the CPU harness";
+  return "op = " + std::string(to_string(r.op())) + ": unknown to the CPU harness";
 }
 
 std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
-  if (r.op == OpKind::gemm) return gemm_bytes(r.gemm, DType::fp32);
-  if (r.op == OpKind::linear_attention) {
+  if (r.op() == OpKind::gemm) return gemm_bytes(r.gemm(), DType::fp32);
+  if (r.op() == OpKind::linear_attention) {
     // The state and kept inputs in their dtype; in fp32 per token x, both gates (KDA: a decay per key
     // channel) and the output, the
     // kernel's workspace (a block of tokens' convolution outputs), the taps, bias and D.
-    const LinearAttentionShape& s = r.linear;
+    const LinearAttentionShape& s = r.linear();
     const char* what = "harness buffers";
     const std::int64_t conv = s.conv_dim();
     const std::int64_t decays = mul(s.num_v_heads, s.kind == LinearKind::kda ? s.head_k_dim : 1, what);
     const std::int64_t per_token =
         add(add(conv, add(s.num_v_heads, decays, what), what), mul(s.num_v_heads, s.head_v_dim, what), what);
-    const std::int64_t block = std::min<std::int64_t>(s.q_len, kCpuLinearTokenBlock);
+    const std::int64_t block = std::min<std::int64_t>(s.q_len, cpu::kLinearAttentionTokenBlock);
     const std::int64_t fp32 = add(add(mul(mul(s.batch, s.q_len, what), per_token, what), mul(mul(s.batch, block, what), conv, what), what),
                                   add(mul(s.conv_kernel + 1, conv, what), s.num_v_heads, what), what);
     return add(dtype_bytes(r.dtype, linear_attention_state_elements(s), what), mul(4, fp32, what), what);
   }
-  if (r.op == OpKind::indexer) {
+  if (r.op() == OpKind::indexer) {
     // fp8 queries and keys with a scale per 128, fp32 weights, int32 indices, and the kernel's
     // workspace of scores and dequantised queries.
-    const IndexerShape& s = r.indexer;
+    const IndexerShape& s = r.indexer();
     const char* what = "harness buffers";
     const std::int64_t blocks = (s.head_dim + cpu::kFp8ScaleBlock - 1) / cpu::kFp8ScaleBlock;
     const std::int64_t rows = add(mul(mul(s.batch, s.q_len, what), s.num_heads, what), mul(s.batch, s.kv_len, what), what);
@@ -304,7 +304,7 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
                    mul(4, mul(queries, add(s.num_heads, s.topk, what), what), what), what),
                mul(8, cpu::kIndexerWorkspaceFloats, what), what);
   }
-  const AttentionShape& s = r.attention;
+  const AttentionShape& s = r.attention();
   // Q and O in fp32, the whole K/V cache (or latent) in the storage dtype, not only the window or chunk.
   AttentionShape cache = s;
   cache.window = 0;
@@ -312,14 +312,14 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   const char* what = "harness buffers";
   const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, what);
   std::int64_t bytes = add(attention_kv_bytes(cache, r.dtype), mul(q_rows, 4 * (s.qk_dim() + s.v_dim()), what), what);
-  if (r.op == OpKind::attention_block) {
+  if (r.op() == OpKind::attention_block) {
     const std::int64_t tokens = mul(s.batch, s.q_len, what);
     const std::int64_t qkv_width = add(mul(add(s.num_q_heads, s.num_kv_heads, what), s.head_dim, what),
                                        mul(s.num_kv_heads, s.v_head_dim, what), what);
     const std::int64_t o_width = mul(s.num_q_heads, s.v_head_dim, what);
     // x and y [tokens, d_model], the QKV output [tokens, qkv_width], the two weight matrices.
-    const std::int64_t activations = add(mul(2 * tokens, r.d_model, what), mul(tokens, qkv_width, what), what);
-    const std::int64_t weights = mul(r.d_model, add(qkv_width, o_width, what), what);
+    const std::int64_t activations = add(mul(2 * tokens, r.d_model(), what), mul(tokens, qkv_width, what), what);
+    const std::int64_t weights = mul(r.d_model(), add(qkv_width, o_width, what), what);
     bytes = add(bytes, mul(4, add(activations, weights, what), what), what);
   }
   return bytes;
@@ -327,17 +327,17 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
 
 std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads) {
   if (std::string why = cpu_call_unsupported_reason(r); !why.empty()) throw InputError(why);
-  switch (r.op) {
+  switch (r.op()) {
     case OpKind::gemm:
-      return prepare_gemm(r.gemm, threads);
+      return prepare_gemm(r.gemm(), threads);
     case OpKind::attention:
-      return r.dtype == DType::bf16 ? prepare_attention<bf16_bits>(r.attention, r.phase, threads)
-                                    : prepare_attention<float>(r.attention, r.phase, threads);
+      return r.dtype == DType::bf16 ? prepare_attention<bf16_bits>(r.attention(), r.phase(), threads)
+                                    : prepare_attention<float>(r.attention(), r.phase(), threads);
     case OpKind::attention_block:
       return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads) : prepare_block<float>(r, threads);
     case OpKind::linear_attention:
-      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear, threads) : prepare_linear<float>(r.linear, threads);    case OpKind::indexer:
-      return prepare_indexer(r.indexer, threads);
+      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear(), threads) : prepare_linear<float>(r.linear(), threads);    case OpKind::indexer:
+      return prepare_indexer(r.indexer(), threads);
   }
   MHACFG_CHECK(false, "unknown OpKind");
 }

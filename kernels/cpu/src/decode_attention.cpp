@@ -27,6 +27,7 @@
 
 #include "attention_tiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 #include "shape_checks.hpp"
 #include "split_kv.hpp"
 
@@ -41,8 +42,7 @@ constexpr std::int64_t kKeyTile = 256;
 // Query rows per KV head (q_len x group_size) up to which the register-blocked kernels run. Against
 // Eigen's GEMM on the same tiles (one thread, best of 2): fp32 at 24-32 rows 11-18 % faster, at 48-64
 // rows within 3 %, at 128 rows 21 % slower; bf16 at 32 rows within 3.4 %, at 48-64 rows 20-24 % slower.
-constexpr std::int64_t kSmallRows = 32;
-static_assert(kSmallRows == kCpuDecodeSmallRows, "the CPU cost model counts K/V passes up to these rows");
+constexpr std::int64_t kSmallRows = kTileFacts.decode_small_rows;
 
 template <class KvT>
 void run(const DecodeAttentionParams<KvT>& p) {

@@ -15,7 +15,7 @@
 
 #include "attention_tiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/costmodel/time_model.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 #include "shape_checks.hpp"
 #include "small_rows.hpp"
 
@@ -23,8 +23,7 @@ namespace mhacfg::kernels::cpu {
 
 namespace {
 
-constexpr std::int64_t kSkinnyRows = 16;
-static_assert(kSkinnyRows == kCpuSkinnyGemmRows, "the CPU cost model counts with the skinny GEMM's row limit");
+constexpr std::int64_t kSkinnyRows = kTileFacts.skinny_gemm_rows;
 // Rows of B per step: every column block of a thread's range is updated before the next rows, so B
 // is read in address order.
 constexpr std::int64_t kSkinnyDepthStep = 16;

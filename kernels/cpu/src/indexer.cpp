@@ -48,7 +48,7 @@ class Run {
  public:
   explicit Run(const IndexerParams& p)
       : p_(p), s_(p.shape), blocks_((s_.head_dim + kFp8ScaleBlock - 1) / kFp8ScaleBlock),
-        tile_queries_(cpu_indexer_tile_queries(s_.num_heads)) {
+        tile_queries_(indexer_tile_queries(s_.num_heads)) {
     // Queries per pass: whole query tiles whose scores and dequantised queries fit the workspace, or one tile.
     const std::int64_t per_query = std::max(s_.kv_len, s_.num_heads * s_.head_dim);
     pass_queries_ = std::max(kIndexerWorkspaceFloats / per_query / tile_queries_, std::int64_t{1}) * tile_queries_;
@@ -61,8 +61,8 @@ class Run {
     const std::int64_t H = s_.num_heads, d = s_.head_dim;
 #pragma omp parallel num_threads(p_.threads)
     {
-      std::vector<float> keys(static_cast<std::size_t>(kCpuIndexerKeyTile * d));
-      std::vector<float> products(static_cast<std::size_t>(tile_queries_ * H * kCpuIndexerKeyTile));
+      std::vector<float> keys(static_cast<std::size_t>(kTileFacts.indexer_key_tile * d));
+      std::vector<float> products(static_cast<std::size_t>(tile_queries_ * H * kTileFacts.indexer_key_tile));
       std::vector<float> copy(static_cast<std::size_t>(s_.kv_len));  // a query's scores, for the selection
       for (std::int64_t b = 0; b < s_.batch; ++b)
         for (std::int64_t t0 = 0; t0 < s_.q_len; t0 += pass_queries_) {
@@ -74,14 +74,14 @@ class Run {
           }
           // (query tile, key tile) products; causal tiles end at their last query's last key.
           const std::int64_t tiles = (n + tile_queries_ - 1) / tile_queries_;
-          const std::int64_t key_tiles = (s_.kv_len + kCpuIndexerKeyTile - 1) / kCpuIndexerKeyTile;
+          const std::int64_t key_tiles = (s_.kv_len + kTileFacts.indexer_key_tile - 1) / kTileFacts.indexer_key_tile;
 #pragma omp for schedule(dynamic)
           for (std::int64_t item = 0; item < tiles * key_tiles; ++item) {
             const std::int64_t qt = item / key_tiles, kt = item % key_tiles;
             const std::int64_t q0 = qt * tile_queries_, q1 = std::min(n, q0 + tile_queries_);
-            const std::int64_t j0 = kt * kCpuIndexerKeyTile, end = visible(t0 + q1 - 1);
+            const std::int64_t j0 = kt * kTileFacts.indexer_key_tile, end = visible(t0 + q1 - 1);
             if (j0 >= end) continue;
-            score_tile(b, q0, q1, j0, std::min(end, j0 + kCpuIndexerKeyTile), t0, keys.data(), products.data());
+            score_tile(b, q0, q1, j0, std::min(end, j0 + kTileFacts.indexer_key_tile), t0, keys.data(), products.data());
           }
 #pragma omp for schedule(dynamic, 8)
           for (std::int64_t i = 0; i < n; ++i) select(b, t0 + i, scores_.get() + i * s_.kv_len, copy.data());
@@ -174,8 +174,8 @@ std::string indexer_unsupported_reason(const IndexerShape& s) {
   if (s.kv_len > std::numeric_limits<std::int32_t>::max())
     return field_reason("kv_len", s.kv_len, "key positions are int32 (at most 2147483647)");
   if (s.num_heads < 1) return field_reason("num_heads", s.num_heads, "must be at least 1");
-  if (s.num_heads > kCpuIndexerTileRows)
-    return field_reason("num_heads", s.num_heads, "must be at most " + std::to_string(kCpuIndexerTileRows) + " (one query's heads fill a tile)");
+  if (s.num_heads > kTileFacts.indexer_tile_rows)
+    return field_reason("num_heads", s.num_heads, "must be at most " + std::to_string(kTileFacts.indexer_tile_rows) + " (one query's heads fill a tile)");
   if (s.head_dim < 1 || s.head_dim > detail::kMaxHeadDim)
     return field_reason("head_dim", s.head_dim, "must be in [1, " + std::to_string(detail::kMaxHeadDim) + "]");
   if (s.topk < 1) return field_reason("topk", s.topk, "must be at least 1");

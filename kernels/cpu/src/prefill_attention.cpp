@@ -20,7 +20,7 @@
 
 #include "attention_tiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/costmodel/time_model.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 #include "shape_checks.hpp"
 
 namespace mhacfg::kernels::cpu {
@@ -29,10 +29,8 @@ namespace {
 
 // Rows (positions x group heads) per query tile and keys per key tile. Tile products at these sizes
 // run at ~100 GFLOP/s on one Sapphire Rapids core, within ~10 % of a 2048^3 Eigen SGEMM.
-constexpr std::int64_t kTargetRows = 128;
-static_assert(kTargetRows == kCpuPrefillTileRows, "the CPU cost model counts the masked work of these tiles");
-constexpr std::int64_t kKeyTile = 256;
-static_assert(kKeyTile == kCpuPrefillKeyTile, "the CPU cost model counts the key tiles of each query tile");
+constexpr std::int64_t kTargetRows = kTileFacts.prefill_tile_rows;
+constexpr std::int64_t kKeyTile = kTileFacts.prefill_key_tile;
 
 struct Layout {
   std::int64_t group = 1;          // query heads per KV head

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "mhacfg/costmodel/time_model.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 #include "mhacfg/kernels/cpu/bf16.hpp"
 
 #if defined(__AVX512F__)
@@ -25,7 +25,7 @@
 namespace mhacfg::kernels::cpu::detail {
 
 // Rows are blocked 4, 2, 1 below (rows_of); the CPU cost model counts K/V passes the same way.
-static_assert(kCpuRowBlock == 4, "small_rows blocks 4, 2 and 1 rows");
+static_assert(kTileFacts.row_block == 4, "small_rows blocks 4, 2 and 1 rows");
 
 typedef float f32x16 __attribute__((vector_size(64)));
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));

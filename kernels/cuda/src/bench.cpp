@@ -61,20 +61,20 @@ std::int64_t cuda_device_memory_bytes(int device) {
 }
 
 std::string cuda_unsupported_reason(const MeasurementRecord& r) {
-  if (r.op == OpKind::indexer)
+  if (r.op() == OpKind::indexer)
     return "op indexer: no CUDA kernel yet (the CPU harness runs it: --device cpu; or import timings of an engine's)";
   if (r.dtype != DType::bf16)
     return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA kernels take bf16 only";
-  switch (r.op) {
-    case OpKind::gemm: return cu::gemm::supports(r.gemm);
+  switch (r.op()) {
+    case OpKind::gemm: return cu::gemm::supports(r.gemm());
     case OpKind::attention:
-      if (r.attention.is_mla()) return cu::mla_decode::supports(r.attention);
-      return r.attention.q_len == 1 ? cu::decode::supports(r.attention) : cu::prefill::supports(r.attention);
-    case OpKind::attention_block: return cu::attention_block::supports(r.attention, r.d_model);
+      if (r.attention().is_mla()) return cu::mla_decode::supports(r.attention());
+      return r.attention().q_len == 1 ? cu::decode::supports(r.attention()) : cu::prefill::supports(r.attention());
+    case OpKind::attention_block: return cu::attention_block::supports(r.attention(), r.d_model());
     case OpKind::linear_attention:
-      if (r.phase == Phase::prefill)
+      if (r.phase() == Phase::prefill)
         return "phase prefill: the CUDA linear-attention kernel is the decode step (engines run prefill chunked on tensor cores)";
-      return cu::linear_attention::supports(r.linear);
+      return cu::linear_attention::supports(r.linear());
     case OpKind::indexer: break;  // refused above
   }
   return "unknown op";
@@ -99,7 +99,7 @@ Measurement measure_cuda(const MeasurementRecord& r, const BenchOptions& o) {
   m.spread = m.time_ms > 0 ? (medians.back() - medians.front()) / m.time_ms : 0.0;
   m.repetitions = kCudaWorkloads;
   m.calls = calls * kCudaWorkloads;
-  m.backend = r.op == OpKind::gemm ? "cublas" : "mhacfg-cuda";  // GEMMs run through cuBLASLt
+  m.backend = r.op() == OpKind::gemm ? "cublas" : "mhacfg-cuda";  // GEMMs run through cuBLASLt
   m.device = cuda_device_name(o.device);
   return m;
 }
@@ -112,12 +112,11 @@ Ceilings measure_cuda_ceilings(const BenchOptions& o) {
   c.device = cuda_device_name(o.device);
   {
     MeasurementRecord g;
-    g.op = OpKind::gemm;
-    g.gemm = GemmShape{8192, 8192, 8192};
+    g.shape = GemmOp{GemmShape{8192, 8192, 8192}};
     auto w = cu::detail::make_workload(g, cu::detail::Knobs{}, 0x63656c6c, stream.s);
     const auto t = cu::detail::time_calls([&](cu::Stream s) { w->run(s); }, calls, cu::detail::kWarmupCalls,
                                           cu::detail::Flush::write, stream.s);
-    c.gemm_flop_per_s = static_cast<double>(gemm_flops(g.gemm)) / (t.median_ms * 1e-3);
+    c.gemm_flop_per_s = static_cast<double>(gemm_flops(g.gemm())) / (t.median_ms * 1e-3);
   }
   {
     const std::size_t bytes = std::size_t{2} << 30;

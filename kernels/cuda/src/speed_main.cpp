@@ -48,9 +48,8 @@ struct Case {
 MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
                             std::int64_t nkv, std::int64_t d, bool causal) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = phase;
-  AttentionShape& s = r.attention;
+  r.shape = mhacfg::AttentionOp{phase, {}};
+  AttentionShape& s = r.attention();
   s.batch = batch;
   s.q_len = q_len;
   s.kv_len = kv_len;
@@ -64,24 +63,22 @@ MeasurementRecord attention(Phase phase, std::int64_t batch, std::int64_t q_len,
 
 MeasurementRecord mla(std::int64_t batch, std::int64_t heads, std::int64_t kv_len) {
   MeasurementRecord r = attention(Phase::decode, batch, 1, kv_len, heads, 1, 576, false);
-  r.attention.kv_lora_rank = 512;
-  r.attention.rope_head_dim = 64;
-  r.attention.v_head_dim = 512;
+  r.attention().kv_lora_rank = 512;
+  r.attention().rope_head_dim = 64;
+  r.attention().v_head_dim = 512;
   return r;
 }
 
 MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = mhacfg::GemmShape{m, n, k};
+  r.shape = mhacfg::GemmOp{mhacfg::GemmShape{m, n, k}};
   return r;
 }
 
 MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
                         std::int64_t nkv, std::int64_t d, std::int64_t d_model) {
   MeasurementRecord r = attention(phase, batch, q_len, kv_len, nq, nkv, d, phase == Phase::prefill);
-  r.op = OpKind::attention_block;
-  r.d_model = d_model;
+  r.shape = mhacfg::AttentionBlockOp{r.phase(), r.attention(), d_model};
   return r;
 }
 
@@ -175,19 +172,19 @@ std::vector<Case> cases(bool sweeps) {
 double work_of(const Case& c) {
   const MeasurementRecord& r = c.rec;
   if (c.metric == Metric::kv_bytes_per_s) {
-    if (r.op == OpKind::attention_block)  // the block's bytes: weights + KV cache read (projections' activations are small)
-      return static_cast<double>(mhacfg::attention_kv_bytes(r.attention, r.dtype)) +
-             2.0 * r.d_model * (r.attention.num_q_heads + 2 * r.attention.num_kv_heads) * r.attention.head_dim +
-             2.0 * r.attention.num_q_heads * r.attention.head_dim * r.d_model;
-    return static_cast<double>(mhacfg::attention_kv_bytes(r.attention, r.dtype));
+    if (r.op() == OpKind::attention_block)  // the block's bytes: weights + KV cache read (projections' activations are small)
+      return static_cast<double>(mhacfg::attention_kv_bytes(r.attention(), r.dtype)) +
+             2.0 * r.d_model() * (r.attention().num_q_heads + 2 * r.attention().num_kv_heads) * r.attention().head_dim +
+             2.0 * r.attention().num_q_heads * r.attention().head_dim * r.d_model();
+    return static_cast<double>(mhacfg::attention_kv_bytes(r.attention(), r.dtype));
   }
-  if (r.op == OpKind::gemm) return static_cast<double>(mhacfg::gemm_flops(r.gemm));
-  double f = static_cast<double>(mhacfg::attention_flops(r.attention));
-  if (r.op == OpKind::attention_block) {
-    const AttentionShape& s = r.attention;
+  if (r.op() == OpKind::gemm) return static_cast<double>(mhacfg::gemm_flops(r.gemm()));
+  double f = static_cast<double>(mhacfg::attention_flops(r.attention()));
+  if (r.op() == OpKind::attention_block) {
+    const AttentionShape& s = r.attention();
     const std::int64_t tokens = s.batch * s.q_len;
-    f += static_cast<double>(mhacfg::gemm_flops({tokens, (s.num_q_heads + 2 * s.num_kv_heads) * s.head_dim, r.d_model}));
-    f += static_cast<double>(mhacfg::gemm_flops({tokens, r.d_model, s.num_q_heads * s.head_dim}));
+    f += static_cast<double>(mhacfg::gemm_flops({tokens, (s.num_q_heads + 2 * s.num_kv_heads) * s.head_dim, r.d_model()}));
+    f += static_cast<double>(mhacfg::gemm_flops({tokens, r.d_model(), s.num_q_heads * s.head_dim}));
   }
   return f;
 }
@@ -314,7 +311,7 @@ int run(const Args& args) {
         j["bar"] = c.bar;
         j["pass"] = rate / unit >= c.bar;
       }
-      if (bytes && c.rec.op == OpKind::attention) {  // diagnostic: the same call after a clean (read) flush
+      if (bytes && c.rec.op() == OpKind::attention) {  // diagnostic: the same call after a clean (read) flush
         const auto tc = cu::detail::time_calls(fn, args.calls, 1, cu::detail::Flush::write_and_read, stream);
         j["time_ms_clean_l2"] = tc.median_ms;
       }

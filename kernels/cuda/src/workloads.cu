@@ -224,8 +224,8 @@ class GemmWorkload : public Workload {
 class BlockWorkload : public Workload {
  public:
   BlockWorkload(const MeasurementRecord& r, const Knobs& knobs, std::uint64_t seed, Stream s)
-      : arena_(sizes(r.attention, r.d_model)) {
-    const AttentionShape& sh = r.attention;
+      : arena_(sizes(r.attention(), r.d_model())) {
+    const AttentionShape& sh = r.attention();
     const std::int64_t tokens = sh.batch * sh.q_len;
     p_.batch = static_cast<int>(sh.batch);
     p_.q_len = static_cast<int>(sh.q_len);
@@ -233,7 +233,7 @@ class BlockWorkload : public Workload {
     p_.num_q_heads = static_cast<int>(sh.num_q_heads);
     p_.num_kv_heads = static_cast<int>(sh.num_kv_heads);
     p_.head_dim = static_cast<int>(sh.head_dim);
-    p_.d_model = static_cast<int>(r.d_model);
+    p_.d_model = static_cast<int>(r.d_model());
     p_.causal = sh.causal;
     p_.softmax_scale = 1.f / std::sqrt(static_cast<float>(sh.head_dim));
     p_.x = arena_.bf16(0);
@@ -311,18 +311,18 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
   const std::string why = cuda_unsupported_reason(r);
   if (!why.empty()) throw InputError("record " + r.op_class(), record_to_json(r).dump(), why);
   std::unique_ptr<Workload> w;
-  switch (r.op) {
-    case OpKind::gemm: w = std::make_unique<GemmWorkload>(r.gemm, seed, stream); break;
+  switch (r.op()) {
+    case OpKind::gemm: w = std::make_unique<GemmWorkload>(r.gemm(), seed, stream); break;
     case OpKind::attention_block: w = std::make_unique<BlockWorkload>(r, knobs, seed, stream); break;
     case OpKind::attention:
-      if (r.attention.is_mla())
-        w = std::make_unique<MlaWorkload>(r.attention, knobs, seed, stream);
-      else if (r.attention.q_len == 1)
-        w = std::make_unique<DecodeWorkload>(r.attention, knobs, seed, stream);
+      if (r.attention().is_mla())
+        w = std::make_unique<MlaWorkload>(r.attention(), knobs, seed, stream);
+      else if (r.attention().q_len == 1)
+        w = std::make_unique<DecodeWorkload>(r.attention(), knobs, seed, stream);
       else
-        w = std::make_unique<PrefillWorkload>(r.attention, knobs, seed, stream);
+        w = std::make_unique<PrefillWorkload>(r.attention(), knobs, seed, stream);
       break;
-    case OpKind::linear_attention: w = std::make_unique<LinearWorkload>(r.linear, seed, stream); break;
+    case OpKind::linear_attention: w = std::make_unique<LinearWorkload>(r.linear(), seed, stream); break;
     case OpKind::indexer: break;  // refused by cuda_unsupported_reason above
   }
   MHACFG_CHECK(w != nullptr, "unknown OpKind");

@@ -24,23 +24,21 @@ BenchOptions quick() {
 
 MeasurementRecord attention(Phase phase, std::int64_t q_len, std::int64_t kv_len, DType dtype) {
   MeasurementRecord r;
-  r.op = OpKind::attention;
-  r.phase = phase;
+  r.shape = AttentionOp{phase, {}};
   r.dtype = dtype;
-  r.attention.batch = 1;
-  r.attention.q_len = q_len;
-  r.attention.kv_len = kv_len;
-  r.attention.num_q_heads = 8;
-  r.attention.num_kv_heads = 2;
-  r.attention.head_dim = r.attention.v_head_dim = 64;
-  r.attention.causal = phase == Phase::prefill;
+  r.attention().batch = 1;
+  r.attention().q_len = q_len;
+  r.attention().kv_len = kv_len;
+  r.attention().num_q_heads = 8;
+  r.attention().num_kv_heads = 2;
+  r.attention().head_dim = r.attention().v_head_dim = 64;
+  r.attention().causal = phase == Phase::prefill;
   return r;
 }
 
 MeasurementRecord gemm_record(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::fp32) {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = {m, n, k};
+  r.shape = GemmOp{{m, n, k}};
   r.dtype = dtype;
   return r;
 }
@@ -62,8 +60,7 @@ void check_measurement(const MeasurementRecord& r) {
 
 TEST_CASE("the CPU harness times a GEMM record", "[kernels][cpu][bench]") {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = {64, 96, 80};
+  r.shape = GemmOp{{64, 96, 80}};
   r.dtype = DType::fp32;
   check_measurement(r);
 }
@@ -72,23 +69,22 @@ TEST_CASE("the CPU harness times attention records of every kernel", "[kernels][
   check_measurement(attention(Phase::prefill, 129, 129, DType::fp32));
   check_measurement(attention(Phase::decode, 1, 1000, DType::bf16));
   MeasurementRecord mla = attention(Phase::decode, 2, 300, DType::fp32);
-  mla.attention.num_q_heads = 16;
-  mla.attention.num_kv_heads = 1;
-  mla.attention.kv_lora_rank = 64;
-  mla.attention.rope_head_dim = 16;
-  mla.attention.head_dim = 80;
-  mla.attention.v_head_dim = 64;
+  mla.attention().num_q_heads = 16;
+  mla.attention().num_kv_heads = 1;
+  mla.attention().kv_lora_rank = 64;
+  mla.attention().rope_head_dim = 16;
+  mla.attention().head_dim = 80;
+  mla.attention().v_head_dim = 64;
   check_measurement(mla);
 }
 
 TEST_CASE("the CPU harness times attention blocks", "[kernels][cpu][bench]") {
   MeasurementRecord r = attention(Phase::prefill, 33, 65, DType::fp32);
-  r.op = OpKind::attention_block;
-  r.d_model = 256;
+  r.shape = AttentionBlockOp{r.phase(), r.attention(), 256};
   check_measurement(r);
-  r.phase = Phase::decode;
-  r.attention.q_len = 1;
-  r.attention.causal = false;
+  r.set_phase(Phase::decode);
+  r.attention().q_len = 1;
+  r.attention().causal = false;
   r.dtype = DType::bf16;
   check_measurement(r);
 }
@@ -99,7 +95,7 @@ TEST_CASE("the CPU harness names what it cannot run", "[kernels][cpu][bench]") {
   CHECK_THROWS_AS(measure_cpu(bf16_prefill, quick()), InputError);
 
   MeasurementRecord fp8_gemm;
-  fp8_gemm.op = OpKind::gemm;
+  fp8_gemm.shape = GemmOp{};
   fp8_gemm.dtype = DType::fp8;
   CHECK_THAT(cpu_unsupported_reason(fp8_gemm), Catch::Contains("dtype = fp8"));
 
@@ -177,8 +173,7 @@ TEST_CASE("the CPU ceilings are measured", "[kernels][cpu][bench]") {
 // The CLI writes JSON to stdout, so the harness (and Google Benchmark under it) must not print there.
 TEST_CASE("the CPU harness prints nothing to stdout", "[kernels][cpu][bench]") {
   MeasurementRecord r;
-  r.op = OpKind::gemm;
-  r.gemm = {32, 32, 32};
+  r.shape = GemmOp{{32, 32, 32}};
   r.dtype = DType::fp32;
   std::fflush(stdout);
   std::cout.flush();

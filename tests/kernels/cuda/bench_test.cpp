@@ -9,16 +9,15 @@ namespace {
 
 mhacfg::MeasurementRecord decode_record() {
   mhacfg::MeasurementRecord r;
-  r.op = mhacfg::OpKind::attention;
-  r.phase = mhacfg::Phase::decode;
-  r.attention.batch = 4;
-  r.attention.q_len = 1;
-  r.attention.kv_len = 4096;
-  r.attention.num_q_heads = 32;
-  r.attention.num_kv_heads = 8;
-  r.attention.head_dim = 128;
-  r.attention.v_head_dim = 128;
-  r.attention.causal = false;
+  r.shape = mhacfg::AttentionOp{mhacfg::Phase::decode, {}};
+  r.attention().batch = 4;
+  r.attention().q_len = 1;
+  r.attention().kv_len = 4096;
+  r.attention().num_q_heads = 32;
+  r.attention().num_kv_heads = 8;
+  r.attention().head_dim = 128;
+  r.attention().v_head_dim = 128;
+  r.attention().causal = false;
   return r;
 }
 
@@ -39,16 +38,15 @@ TEST_CASE("cuda_unsupported_reason names what the CUDA backend does not run", "[
   fp16.dtype = mhacfg::DType::fp16;
   CHECK(cuda_unsupported_reason(fp16).find("bf16") != std::string::npos);
   mhacfg::MeasurementRecord window = r;
-  window.attention.window = 128;
+  window.attention().window = 128;
   CHECK(!cuda_unsupported_reason(window).empty());
   mhacfg::MeasurementRecord prefill = r;
-  prefill.phase = mhacfg::Phase::prefill;
-  prefill.attention.q_len = 512;
-  prefill.attention.kv_len = 512;
+  prefill.set_phase(mhacfg::Phase::prefill);
+  prefill.attention().q_len = 512;
+  prefill.attention().kv_len = 512;
   CHECK(cuda_unsupported_reason(prefill).empty());
   mhacfg::MeasurementRecord g;
-  g.op = mhacfg::OpKind::gemm;
-  g.gemm = mhacfg::GemmShape{16, 30, 64};
+  g.shape = mhacfg::GemmOp{mhacfg::GemmShape{16, 30, 64}};
   CHECK(!cuda_unsupported_reason(g).empty());
 }
 

@@ -41,6 +41,8 @@ class Predictor {
   // one (mhacfg's CPU kernel measures it; no CUDA kernel yet), else the roofline of its FLOPs at the fp8
   // peak (the engines' indexer kernels run in fp8) and its bytes.
   Prediction indexer(const IndexerShape& s, Phase phase) const;
+  // Any op of a class with these features (the op types' op_class() and features()).
+  Prediction op(const OpClass& cls, const OpFeatures& f, DType dtype) const;
   // attention_block: QKV GEMM + attention + O GEMM, composed from the op predictions.
   Prediction record(const MeasurementRecord& r) const;
 

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/time_model.hpp"
 
@@ -61,6 +63,11 @@ struct Profile {
   std::map<std::string, OpFit> ops;  // by op class: attention/prefill, attention/decode, ...
   std::vector<Validation> validation;
   nlohmann::json measured = nlohmann::json::object();  // measured ceilings and kernel-speed ratios
+  // The tiles of the CPU kernels the fits were measured with, as the kernels publish them; absent
+  // (every GPU profile, and CPU profiles written before the kernels published them): the defaults.
+  std::optional<CpuKernelFacts> cpu_kernel_facts;
+
+  CpuKernelFacts cpu_facts() const { return cpu_kernel_facts.value_or(CpuKernelFacts{}); }
 
   bool calibrated() const { return !ops.empty(); }
   // The dtype's peak; when it is not listed, bf16's, fp16's, then fp32's (a CPU profile lists fp32 only:

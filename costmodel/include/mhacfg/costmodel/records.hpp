@@ -1,5 +1,7 @@
-// Measurement records (JSON Lines): the format of shared/data/README.md plus `attention_block`.
-// One record per line; a record keeps its original JSON so tools can write it back with fields added.
+// Measurement records (JSON Lines): one timed op call per line (its op, shape, dtype, backend,
+// device and time_ms). A record keeps its original JSON so tools can write it back with fields added.
+// The op's own fields (its shape and phase) are one of op_registry.hpp's op types, which read and
+// write them; this file holds the fields every record has.
 #pragma once
 
 #include <cstdint>
@@ -12,48 +14,42 @@
 #include <nlohmann/json.hpp>
 
 #include "mhacfg/costmodel/dtype.hpp"
-#include "mhacfg/costmodel/ops.hpp"
+#include "mhacfg/costmodel/op_class.hpp"
+#include "mhacfg/costmodel/op_registry.hpp"
 
 namespace mhacfg {
 
-enum class OpKind {
-  attention,        // one attention call (prefill or decode; MLA absorbed decode when kv_lora_rank > 0)
-  gemm,             // C[m,n] = A[m,k] B[k,n]
-  attention_block,  // fused QKV GEMM + attention + O GEMM for a d_model
-  linear_attention, // a linear-attention layer's core: convolution and recurrence (ops.hpp)
-  indexer,          // a sparse-attention layer's lightning indexer: scores and top-k (ops.hpp)
-};
-enum class Phase { prefill, decode };
-
-std::string_view to_string(OpKind k);
-std::string_view to_string(Phase p);
-
 struct MeasurementRecord {
-  OpKind op = OpKind::attention;
-  Phase phase = Phase::prefill;  // attention and attention_block
-  AttentionShape attention;      // attention and attention_block
-  GemmShape gemm;                // gemm
-  std::int64_t d_model = 0;      // attention_block
-  LinearAttentionShape linear;   // linear_attention (dtype: the state's)
-  IndexerShape indexer;          // indexer (dtype: fp8, the keys' and queries')
-  DType dtype = DType::bf16;
+  OpRecord shape;  // the op kind and its fields (an attention prefill by default)
+  DType dtype = DType::bf16;  // linear_attention: the state's; indexer: fp8
   std::string backend;  // e.g. "cudnn", "flash", "cublas", "mhacfg-cpu"; may be empty
   std::string device;
   std::optional<double> time_ms;
   nlohmann::json json;  // the record as read (or as built), unknown fields preserved
   std::string where;    // "file:line" when read from a file (error messages name it); empty when built
 
-  // Op class used by the fitter and by validate: "attention/prefill", "attention/decode",
-  // "attention/decode/mla", "gemm", "attention_block/prefill", "attention_block/decode",
-  // "linear_attention/prefill", "linear_attention/decode" (KDA: +"/kda"), "indexer/prefill",
-  // "indexer/decode".
-  std::string op_class() const;
-};
+  OpKind op() const { return op_kind(shape); }
+  // The op's phase (prefill for ops without phases: gemm).
+  Phase phase() const;
+  void set_phase(Phase p);  // ops with phases only
+  // The op's shape; each must be that op's record (attention(): attention or attention_block).
+  const AttentionShape& attention() const;
+  AttentionShape& attention();
+  const GemmShape& gemm() const { return std::get<GemmOp>(shape).shape; }
+  GemmShape& gemm() { return std::get<GemmOp>(shape).shape; }
+  const LinearAttentionShape& linear() const { return std::get<LinearAttentionOp>(shape).shape; }
+  LinearAttentionShape& linear() { return std::get<LinearAttentionOp>(shape).shape; }
+  const IndexerShape& indexer() const { return std::get<IndexerOp>(shape).shape; }
+  IndexerShape& indexer() { return std::get<IndexerOp>(shape).shape; }
+  std::int64_t d_model() const { return std::get<AttentionBlockOp>(shape).d_model; }
 
-// Whether `c` is a class op_class() produces: gemm; attention or attention_block, then prefill or
-// decode, optionally /mla; linear_attention/prefill or /decode, optionally /kda; indexer/prefill or
-// /decode.
-bool is_op_class(const std::string& c);
+  // The op class the fitter and validate group it by (op_class.hpp): "attention/prefill",
+  // "attention/decode/mla", "gemm", "linear_attention/decode/kda", "indexer/prefill", ...
+  OpClass cls() const;
+  std::string op_class() const { return cls().to_string(); }
+  // The time model's inputs for this record (attention_block: its attention call's).
+  OpFeatures features(const CpuKernelFacts& facts = {}) const;
+};
 
 // Parses one record; `where` (e.g. "shapes.jsonl:12") prefixes error messages. Throws InputError.
 MeasurementRecord parse_record(const nlohmann::json& j, const std::string& where);

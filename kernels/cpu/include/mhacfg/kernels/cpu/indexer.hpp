@@ -7,8 +7,8 @@
 // set torch.topk picks, not its order (sparse attention kernels take the positions in any order, and
 // in increasing order the gather reads the cache forward).
 //
-// Work: per query tile (kCpuIndexerTileRows / num_heads queries of one sequence, all their heads as
-// rows) and key tile (kCpuIndexerKeyTile keys), the key tile is dequantised to fp32, multiplied
+// Work: per query tile (indexer_tile_rows / num_heads queries of one sequence, all their heads as
+// rows) and key tile (indexer_key_tile keys, tile_facts.hpp), the key tile is dequantised to fp32, multiplied
 // against the tile's queries (an Eigen GEMM of rows x head_dim x keys), and ReLU-weighted-summed over
 // the heads into each query's row of scores; a causal tile is computed whole up to its last query's
 // last key and only the visible part is selected from. Then each query that sees more than topk keys
@@ -19,8 +19,8 @@
 #include <string>
 
 #include "mhacfg/costmodel/ops.hpp"
-#include "mhacfg/costmodel/time_model.hpp"
 #include "mhacfg/kernels/cpu/fp8.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 
 namespace mhacfg::kernels::cpu {
 

@@ -20,15 +20,15 @@
 
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/ops.hpp"
-#include "mhacfg/costmodel/time_model.hpp"
 #include "mhacfg/kernels/cpu/bf16.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 
 namespace mhacfg::kernels::cpu {
 
 // Tokens per block: the convolution's outputs of one block wait in a workspace of batch x block x
 // conv_dim floats, and a bf16 state is rounded once per block.
-// (The time model counts with it: time_model.hpp.)
-inline constexpr std::int64_t kLinearAttentionTokenBlock = kCpuLinearTokenBlock;
+// (The time model counts with it: TileFacts::linear_token_block.)
+inline constexpr std::int64_t kLinearAttentionTokenBlock = kTileFacts.linear_token_block;
 // The L2 norm's epsilon (transformers' l2norm: x / sqrt(sum x^2 + eps)).
 inline constexpr double kLinearAttentionNormEps = 1e-6;
 

@@ -1,8 +1,8 @@
-#include "mhacfg/costmodel/ops.hpp"
-
+// The attention op's counts: query-key pairs under every mask, FLOPs and bytes.
 #include <algorithm>
 
 #include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/ops/attention.hpp"
 
 namespace mhacfg {
 
@@ -83,84 +83,6 @@ std::int64_t attention_bytes(const AttentionShape& s, DType dtype) {
              "attention bytes");
 }
 
-std::int64_t indexer_key_bytes(std::int64_t head_dim) {
-  const std::int64_t scales = head_dim / 128 + (head_dim % 128 != 0);  // one fp32 scale per 128 values
-  return add(head_dim, mul(4, scales, "indexer key bytes"), "indexer key bytes");
-}
-
-std::int64_t indexer_flops(const IndexerShape& s) {
-  const char* what = "indexer FLOPs";
-  const std::int64_t pairs = mul(s.batch, attention_pairs(s.q_len, s.kv_len, true, 0), what);
-  // q_h . k_s for every head: 2 * head_dim per pair per head; sum_h w_h ReLU(.): 2 per pair per head
-  return mul(pairs, mul(2, s.num_heads, add(s.head_dim, 1, what), what), what);
-}
-
-std::int64_t indexer_bytes(const IndexerShape& s) {
-  const char* what = "indexer bytes";
-  const std::int64_t keys = mul(s.batch, s.kv_len, indexer_key_bytes(s.head_dim), what);
-  const std::int64_t queries = mul(s.batch, s.q_len, what);
-  // Per query: num_heads fp8 queries with their scales and one fp32 weight per head in; indices out.
-  const std::int64_t per_query = add(mul(s.num_heads, add(indexer_key_bytes(s.head_dim), 4, what), what),
-                                     mul(4, std::min(s.topk, s.kv_len), what), what);
-  return add(keys, mul(queries, per_query, what), what);
-}
-
-std::string_view to_string(LinearKind k) {
-  switch (k) {
-    case LinearKind::gated_deltanet: return "gated_deltanet";
-    case LinearKind::mamba2: return "mamba2";
-    case LinearKind::kda: return "kda";
-    case LinearKind::short_conv: return "short_conv";
-  }
-  return "?";
-}
-
-std::int64_t LinearAttentionShape::conv_dim() const {
-  const char* what = "linear-attention conv width";
-  return add(mul(mul(2, num_k_heads, what), head_k_dim, what), mul(num_v_heads, head_v_dim, what), what);
-}
-
-std::int64_t linear_recurrence_products(LinearKind k) { return k == LinearKind::mamba2 ? 2 : 3; }
-
-std::int64_t linear_attention_flops(const LinearAttentionShape& s) {
-  const char* what = "linear-attention FLOPs";
-  const std::int64_t recurrence =
-      mul(mul(2 * linear_recurrence_products(s.kind), s.num_v_heads, what), mul(s.head_k_dim, s.head_v_dim, what), what);
-  const std::int64_t conv = mul(2, s.conv_dim(), s.conv_kernel, what);
-  return mul(mul(s.batch, s.q_len, what), add(recurrence, conv, what), what);
-}
-
-std::int64_t linear_attention_state_elements(const LinearAttentionShape& s) {
-  const char* what = "linear-attention state";
-  const std::int64_t per_sequence = add(mul(s.num_v_heads, s.head_k_dim, s.head_v_dim, what),
-                                        mul(s.conv_dim(), s.conv_kernel - 1, what), what);
-  return mul(s.batch, per_sequence, what);
-}
-
-std::int64_t linear_attention_input_elements_per_token(const LinearAttentionShape& s) {
-  const char* what = "linear-attention inputs";
-  const std::int64_t gates = s.kind == LinearKind::mamba2       ? 1
-                             : s.kind == LinearKind::kda        ? add(1, s.head_k_dim, what)
-                             : s.kind == LinearKind::short_conv ? 0
-                                                                : 2;
-  return add(s.conv_dim(), mul(gates, s.num_v_heads, what), what);
-}
-
-std::int64_t linear_attention_bytes(const LinearAttentionShape& s, DType dtype) {
-  const char* what = "linear-attention bytes";
-  const std::int64_t per_token = add(linear_attention_input_elements_per_token(s), mul(s.num_v_heads, s.head_v_dim, what), what);
-  const std::int64_t io = mul(mul(s.batch, s.q_len, what), per_token, what);
-  return dtype_bytes(dtype, add(mul(2, linear_attention_state_elements(s), what), io, what), what);
-}
-
-std::int64_t gemm_flops(const GemmShape& g) {
-  return mul(2 * g.m, g.n, g.k, "GEMM FLOPs");  // C[m,n] += A[m,k] B[k,n]
-}
-
-std::int64_t gemm_bytes(const GemmShape& g, DType dtype) {
-  const std::int64_t elems = add(add(mul(g.m, g.k, "GEMM bytes"), mul(g.k, g.n, "GEMM bytes"), "GEMM bytes"),
-                                 mul(g.m, g.n, "GEMM bytes"), "GEMM bytes");
-  return dtype_bytes(dtype, elems, "GEMM bytes");
-}
+std::int64_t attention_tile_rows(std::int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
 
 }  // namespace mhacfg

@@ -1,0 +1,75 @@
+#include "mhacfg/costmodel/op_class.hpp"
+
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/json_fields.hpp"
+#include "mhacfg/costmodel/op_registry.hpp"
+
+namespace mhacfg {
+
+namespace {
+
+std::string_view variant_text(OpVariant v) {
+  switch (v) {
+    case OpVariant::none: return "";
+    case OpVariant::mla: return "mla";
+    case OpVariant::kda: return "kda";
+    case OpVariant::short_conv: return "short_conv";
+  }
+  MHACFG_CHECK(false, "unknown OpVariant");
+}
+
+// The registered op type's traits for `kind`: its name, whether it has phases, its fitted variant.
+struct OpTraits {
+  std::string_view name;
+  bool phased = false;
+  OpVariant fitted_variant = OpVariant::none;
+};
+
+OpTraits traits(OpKind kind) {
+  OpTraits t;
+  for_each_op([&](auto tag) {
+    using Op = typename decltype(tag)::type;
+    if (Op::kind == kind) t = {Op::name, Op::phased, Op::fitted_variant};
+  });
+  MHACFG_CHECK(!t.name.empty(), "OpKind without a registered op type");
+  return t;
+}
+
+}  // namespace
+
+std::string_view to_string(OpKind k) { return traits(k).name; }
+
+std::string_view to_string(Phase p) { return p == Phase::prefill ? "prefill" : "decode"; }
+
+std::string OpClass::to_string() const {
+  const OpTraits t = traits(op);
+  std::string text(t.name);
+  if (t.phased) text += "/" + std::string(mhacfg::to_string(phase));
+  if (variant != OpVariant::none) text += "/" + std::string(variant_text(variant));
+  return text;
+}
+
+std::optional<OpClass> OpClass::parse(std::string_view text) {
+  // Every class the registered ops may hold, compared by its one text (to_string).
+  std::optional<OpClass> found;
+  for_each_op([&](auto tag) {
+    using Op = typename decltype(tag)::type;
+    for (Phase phase : {Phase::prefill, Phase::decode})
+      for (OpVariant variant : {OpVariant::none, Op::fitted_variant}) {
+        const OpClass c{Op::kind, Op::phased ? phase : Phase::prefill, variant};
+        if (!found && c.to_string() == text) found = c;
+      }
+  });
+  return found;
+}
+
+bool is_op_class(const std::string& c) { return OpClass::parse(c).has_value(); }
+
+Phase phase_from_json(const JsonFields& f) {
+  const std::string p = f.require_string("phase");
+  if (p == "prefill") return Phase::prefill;
+  if (p == "decode") return Phase::decode;
+  throw InputError(f.name("phase"), "\"" + p + "\"", "must be \"prefill\" or \"decode\"");
+}
+
+}  // namespace mhacfg
