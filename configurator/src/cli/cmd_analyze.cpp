@@ -42,11 +42,12 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   Profile profile;
   // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
   if (auto t = a.opt_str("target")) profile = load_profile(*t, "--target");
-  else if (plots) profile = load_profile("h100-sxm", "--target");
+  else if (plots) profile = load_profile(defaults::target, "--target");
   const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr);
   auto make = [&] {
     const std::vector<PlotModel> models = {{m.name, m, true}};
-    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, 0.9), decode_vs_batch_plot(models, w, profile, 0.9),
+    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, defaults::memory_fraction),
+                                decode_vs_batch_plot(models, w, profile, defaults::memory_fraction),
                                 pareto_plot(models, w, profile), roofline_plot(profile, models, w)};
   };
   emit(r, format, read_out_dir(a), make, out);

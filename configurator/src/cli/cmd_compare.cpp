@@ -18,7 +18,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
       "mhacfg compare A B ...: models side by side; each is a preset, a config.json path, or key=value flags\n"
       "(e.g. model=llama-3-8b,kv-heads=4 or d-model=4096,layers=32,heads=32,kv-heads=8)");
   add_workload_options(d, Workload{});
-  d.add_options()("target", po::value<std::string>(), "device profile name or file (default h100-sxm)")
+  d.add_options()("target", po::value<std::string>(), ("device profile name or file (default " + std::string(defaults::target) + ")").c_str())
       ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
       ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);

@@ -54,7 +54,7 @@ std::vector<Column> columns(const CompareOptions& o, const std::vector<ModelSpec
     c.times = predict_model(m, o.workload, pred);
     // A model without a cache (FFN blocks only) is not bounded by memory: it gets recommend's batch cap.
     const MemoryFit fit = fit_memory(m, o.workload, profile, o.memory_fraction);
-    c.max_batch = fit.unbounded ? RecommendOptions{}.max_batch : fit.max_batch;
+    c.max_batch = fit.unbounded ? defaults::max_batch : fit.max_batch;
     c.risk = assess_quality(m.attention);
     cols.push_back(std::move(c));
   }

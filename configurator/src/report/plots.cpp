@@ -5,6 +5,7 @@
 #include <map>
 
 #include "mhacfg/configurator/search/design.hpp"
+#include "mhacfg/configurator/common/defaults.hpp"
 #include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/report/report.hpp"
@@ -69,7 +70,7 @@ SvgPlot decode_vs_batch_plot(const std::vector<PlotModel>& models, const Workloa
     SvgSeries s;
     s.name = m.label;
     s.highlight = m.highlight;
-    const std::int64_t cap = std::max<std::int64_t>(1, fit_memory(m.spec, w, p, fraction).batch_within(1024));
+    const std::int64_t cap = std::max<std::int64_t>(1, fit_memory(m.spec, w, p, fraction).batch_within(defaults::max_batch));
     for (std::int64_t b = 1; b <= cap; b = b * 2 > cap && b != cap ? cap : b * 2) {
       Workload x = w;
       x.batch = b;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "mhacfg/configurator/common/defaults.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
 
 namespace mhacfg {
@@ -32,16 +33,6 @@ struct LayerPatternFlags {
   bool any() const { return sliding_window || attention_chunk || global_every; }
 };
 void apply_layer_pattern(const LayerPatternFlags& f, ModelSpec& m);
-
-// Defaults for a model given only by flags (stated in the README and in every output's "model").
-struct CustomDefaults {
-  static constexpr std::int64_t vocab_size = 32000;
-  static constexpr std::int64_t mla_rope_head_dim = 64;
-  static constexpr std::int64_t mla_head_dim = 192;  // qk_nope 128 + rope 64, as DeepSeek-V2/V3
-  static constexpr std::int64_t mla_v_head_dim = 128;
-  static constexpr std::int64_t indexer_heads = 64;     // a sparse-attention indexer's, as DeepSeek-V3.2's
-  static constexpr std::int64_t indexer_head_dim = 128;
-};
 
 // Llama's FFN width rule: 2/3 of 4 d_model for a gated FFN (4 d_model for a plain one), rounded up
 // to a multiple of 256.

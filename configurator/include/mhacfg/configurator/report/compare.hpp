@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "mhacfg/configurator/common/defaults.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/profile.hpp"
@@ -14,8 +15,8 @@ namespace mhacfg {
 struct CompareOptions {
   std::vector<std::string> models;
   Workload workload;
-  std::string target = "h100-sxm";
-  double memory_fraction = 0.9;
+  std::string target = defaults::target;
+  double memory_fraction = defaults::memory_fraction;
 };
 
 Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile);

@@ -26,8 +26,8 @@ struct RecommendOptions {
   std::optional<std::int64_t> layers;
   // The deployment: sequences of `context` tokens, each prefilled whole (prompt_len = context), the
   // tensor-parallel degree and the KV, weight and state dtypes. Its batch is each candidate's own.
-  Workload workload = Workload{}.serving(8192);
-  std::string target = "h100-sxm";
+  Workload workload = Workload{}.serving(defaults::context);
+  std::string target = defaults::target;
   std::optional<std::int64_t> batch;    // default: the largest batch that fits
   Objective objective = Objective::balanced;
   QualityTolerance quality = QualityTolerance::conservative;
@@ -35,9 +35,9 @@ struct RecommendOptions {
   // when asked for; otherwise its best design is reported as an alternative.
   std::vector<AttentionVariant> variants = {AttentionVariant::mha, AttentionVariant::gqa, AttentionVariant::mqa};
   int top = 5;
-  double memory_fraction = 0.9;  // of the device memory for weights + KV cache
-  std::int64_t vocab = 32000;
-  std::int64_t max_batch = 1024;  // the batch search stops here
+  double memory_fraction = defaults::memory_fraction;  // of the device memory for weights + KV cache
+  std::int64_t vocab = CustomDefaults::vocab_size;
+  std::int64_t max_batch = defaults::max_batch;  // the batch search stops here
   // > 0: every candidate is evaluated dense and with sparse attention, an indexer (the model's widths, else
   // 64 heads of 128) choosing each query's top index_topk keys.
   std::int64_t index_topk = 0;
