@@ -1,4 +1,5 @@
-// Parameter, KV-cache, FLOP and byte counts: the one place these are computed (STYLE.md point 2).
+// Parameter, KV-cache, FLOP and byte counts: the one place these are computed (kernels, benchmarks and
+// the time model count through these functions, never their own copies).
 #include "mhacfg/costmodel/counts.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Counts of a hybrid model's linear-attention layers (Gated DeltaNet, Mamba2, KDA, short convolutions):
 // their parameters, one GPU's share under tensor parallelism, the core's FLOPs and state. Part of the
-// one place counts are computed (counts.cpp has the rest; STYLE.md point 2).
+// one place counts are computed (counts.cpp has the rest).
 #include "mhacfg/costmodel/counts.hpp"
 
 #include "mhacfg/costmodel/checked.hpp"

@@ -2,7 +2,7 @@
 // records and command-line arguments. Each target writes the input to a file and runs the commands
 // that read it through run_cli, exactly as the binary would.
 //
-// The contract checked on every input (docs/commands.md, exit codes; STYLE.md point 7):
+// The contract checked on every input (docs/commands.md, exit codes):
 //   - the run ends with exit 0, 1 or 2: an internal error or a runtime failure (3) on these inputs is
 //     a bug, and so is a crash or a sanitizer report;
 //   - a refusal (exit 2) is exactly one line on stderr, "mhacfg: error: ...", and nothing on stdout;

@@ -39,7 +39,7 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
                                         Stream stream);
 
 enum class Flush {
-  write,           // write 256 MiB before each call (the method of GPU.md's industry numbers)
+  write,           // write 256 MiB before each call (L2 flushed, as the published industry numbers are timed)
   write_and_read,  // then read another 256 MiB, so the timed call starts without dirty L2 lines
 };
 

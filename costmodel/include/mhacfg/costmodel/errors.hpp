@@ -1,4 +1,4 @@
-// Error channels (STYLE.md point 7): user/data errors are typed exceptions caught once in main and
+// Error channels: user/data errors are typed exceptions caught once in main and
 // mapped to exit codes; broken invariants are always-on checks that name file:line.
 #pragma once
 

@@ -27,7 +27,7 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r);
 Measurement measure_cuda(const MeasurementRecord& r, const BenchOptions& o);
 
 // gemm_flop_per_s: cuBLASLt bf16 GEMM 8192^3 (fp32 accumulation). read_bytes_per_s: device-to-device
-// copy of 2 GiB counted as bytes read plus bytes written (the bandwidth figure GPU.md quotes).
+// copy of 2 GiB counted as bytes read plus bytes written (a copy moves each byte twice).
 Ceilings measure_cuda_ceilings(const BenchOptions& o);
 
 }  // namespace mhacfg::kernels
