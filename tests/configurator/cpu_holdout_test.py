@@ -49,6 +49,14 @@ def check(cond, what):
         failures.append(what)
 
 
+# The profile carries the tiles the CPU kernels published, which its fits counted with.
+facts = p.get("cpu_kernel_facts", {})
+check(sorted(facts) == ["decode_small_rows", "indexer_key_tile", "indexer_tile_rows", "linear_token_block",
+                        "prefill_key_tile", "prefill_tile_rows", "row_block", "skinny_gemm_rows"]
+      and all(isinstance(v, int) and v > 0 for v in facts.values()),
+      "the profile carries the CPU kernels' tile facts: %s" % facts)
+
+
 check(p["source"] == "measured" and p["kind"] == "cpu", "a measured CPU profile")
 check(set(p["ops"]) == {"attention/prefill", "attention/decode", "attention/decode/mla", "gemm",
                         "linear_attention/prefill", "linear_attention/decode", "indexer/prefill", "indexer/decode"},

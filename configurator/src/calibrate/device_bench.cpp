@@ -66,4 +66,6 @@ std::string device_name(const DeviceChoice& d) { return backend(d).device_name(d
 
 std::int64_t device_memory_bytes(const DeviceChoice& d) { return backend(d).memory_bytes(d.ordinal); }
 
+nlohmann::json kernel_facts(const DeviceChoice& d) { return backend(d).kernel_facts(); }
+
 }  // namespace mhacfg

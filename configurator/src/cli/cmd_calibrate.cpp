@@ -266,6 +266,10 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
     p.provenance["timing"] = "CUDA events; L2 flushed (256 MiB written) before each call; median of >= 20 calls on each of " +
                              std::to_string(kernels::kCudaWorkloads) + " fresh allocations of the inputs, then the median of those";
   }
+  // The kernels' tiles, as they publish them: the CPU features count with these (a profile without them
+  // falls back to the values the shipped CPU profiles were fitted with).
+  if (const nlohmann::json facts = kernel_facts(dev); !facts.is_null())
+    p.cpu_kernel_facts = cpu_kernel_facts_from_json(facts, "the " + dev.label + " backend's kernel facts");
   fit_profile(p, measured);
   p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                      {"read_bytes_per_s", ceil.read_bytes_per_s},

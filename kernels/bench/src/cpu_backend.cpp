@@ -3,7 +3,11 @@
 #include <fstream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cpu/tile_facts.hpp"
 #include "mhacfg/kernels/backend.hpp"
 #include "plugin_entry.hpp"
 
@@ -28,6 +32,19 @@ class CpuBackend final : public Backend {
   }
   std::string unsupported_reason(const MeasurementRecord& r) const override { return cpu_unsupported_reason(r); }
   Measurement measure(const MeasurementRecord& r, const BenchOptions& o) override { return measure_cpu(r, o); }
+  nlohmann::json kernel_facts() const override {
+    const cpu::TileFacts& k = cpu::kTileFacts;
+    CpuKernelFacts f;
+    f.row_block = k.row_block;
+    f.skinny_gemm_rows = k.skinny_gemm_rows;
+    f.decode_small_rows = k.decode_small_rows;
+    f.prefill_tile_rows = k.prefill_tile_rows;
+    f.prefill_key_tile = k.prefill_key_tile;
+    f.linear_token_block = k.linear_token_block;
+    f.indexer_tile_rows = k.indexer_tile_rows;
+    f.indexer_key_tile = k.indexer_key_tile;
+    return cpu_kernel_facts_to_json(f);
+  }
   std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                           const BenchProgress& progress) override {
     return measure_cpu_rounds(rs, o, progress);

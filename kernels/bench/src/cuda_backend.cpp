@@ -16,6 +16,7 @@ class CudaBackend final : public Backend {
   int device_count() const noexcept override { return cuda_device_count(); }
   std::string device_name(int device) const override { return cuda_device_name(device); }
   std::int64_t memory_bytes(int device) const override { return cuda_device_memory_bytes(device); }
+  nlohmann::json kernel_facts() const override { return nullptr; }  // GPU profiles fit without tile facts
   std::string unsupported_reason(const MeasurementRecord& r) const override { return cuda_unsupported_reason(r); }
   Measurement measure(const MeasurementRecord& r, const BenchOptions& o) override { return measure_cuda(r, o); }
   // The CUDA harness times each record on its own dedicated device: no interleaving needed.

@@ -25,6 +25,9 @@ std::vector<kernels::Measurement> measure_rounds(const DeviceChoice& d, const st
                                                  const kernels::BenchOptions& o, const kernels::BenchProgress& progress);
 kernels::Ceilings measure_ceilings(const DeviceChoice& d, const kernels::BenchOptions& o);
 std::string device_name(const DeviceChoice& d);
+// The facts the device's kernels publish (the CPU kernels' tiles, as a profile's cpu_kernel_facts);
+// null where the time model needs none.
+nlohmann::json kernel_facts(const DeviceChoice& d);
 // Memory of the device: MemTotal for the CPU, the card's global memory for CUDA.
 std::int64_t device_memory_bytes(const DeviceChoice& d);
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mhacfg/costmodel/records.hpp"
 #include "mhacfg/kernels/bench.hpp"
 
@@ -36,6 +38,9 @@ class Backend {
   virtual std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                                   const BenchProgress& progress) = 0;
   virtual Ceilings ceilings(const BenchOptions& o) = 0;
+  // The facts its kernels publish about how they cut their work (the CPU kernels' tiles), as the
+  // profile carries them (`cpu_kernel_facts`); null where the time model needs none (CUDA).
+  virtual nlohmann::json kernel_facts() const = 0;
 };
 
 // What a plugin exports: one extern "C" function, kBackendEntrySymbol, returning this. The Backend
@@ -43,7 +48,7 @@ class Backend {
 // another build would misread them: the loader compares the ABI number (raised when Backend changes),
 // the mhacfg version and the size of those types (which moves when a field is added between
 // versions) before it calls `create`.
-inline constexpr int kBackendAbiVersion = 1;
+inline constexpr int kBackendAbiVersion = 2;  // 2: kernel_facts
 inline constexpr std::size_t kBackendLayoutBytes =
     sizeof(Backend) + sizeof(MeasurementRecord) + sizeof(BenchOptions) + sizeof(Measurement) + sizeof(Ceilings);
 struct BackendPluginInfo {
