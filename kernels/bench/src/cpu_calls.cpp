@@ -32,9 +32,9 @@ std::string attention_reason(const AttentionShape& s, Phase phase, DType dtype) 
       return "dtype = " + std::string(to_string(dtype)) +
              ": CPU prefill computes and stores in fp32 only (Eigen has no bf16 GEMM; bf16 on the CPU is a "
              "decode K/V cache format); use dtype fp32";
-    return cpu::prefill_attention_unsupported_reason(s);
+    return cpu::prefill_attention::unsupported_reason(s);
   }
-  return s.is_mla() ? cpu::mla_decode_unsupported_reason(s, dtype) : cpu::decode_attention_unsupported_reason(s, dtype);
+  return s.is_mla() ? cpu::mla_decode::unsupported_reason(s, dtype) : cpu::decode_attention::unsupported_reason(s, dtype);
 }
 
 // Q, K/V (or latent) and O of one attention call, K/V in KvT.
@@ -66,7 +66,7 @@ struct AttentionBuffers {
         p.v = v.data();
         p.o = o.data();
         p.threads = threads;
-        cpu::prefill_attention(p);
+        cpu::prefill_attention::run(p);
       } else {
         MHACFG_CHECK(false, "prefill with a non-fp32 cache reached the harness");
       }
@@ -77,7 +77,7 @@ struct AttentionBuffers {
       p.latent = k.data();
       p.o = o.data();
       p.threads = threads;
-      cpu::mla_decode(p);
+      cpu::mla_decode::run(p);
     } else {
       cpu::DecodeAttentionParams<KvT> p;
       p.shape = s;
@@ -86,7 +86,7 @@ struct AttentionBuffers {
       p.v = v.data();
       p.o = o.data();
       p.threads = threads;
-      cpu::decode_attention(p);
+      cpu::decode_attention::run(p);
     }
   }
 };
@@ -105,7 +105,7 @@ std::function<void()> prepare_gemm(const GemmShape& g, int threads) {
   st->a = random_buffer<float>(mul(g.m, g.k, "GEMM inputs"), 4, threads);
   st->b = random_buffer<float>(mul(g.k, g.n, "GEMM inputs"), 5, threads);
   st->c = Buffer<float>(mul(g.m, g.n, "GEMM inputs"));
-  return [st, g, threads] { cpu::gemm({g, st->a.data(), st->b.data(), st->c.data(), threads}); };
+  return [st, g, threads] { cpu::gemm::run({g, st->a.data(), st->b.data(), st->c.data(), threads}); };
 }
 
 // Linear attention's core: its inputs (fp32), weights, state and kept convolution inputs (StateT).
@@ -145,7 +145,7 @@ std::function<void()> prepare_linear(const LinearAttentionShape& s, int threads)
     p.conv_state = st->conv_state.data();
     p.o = st->o.data();
     p.threads = threads;
-    cpu::linear_attention(p);
+    cpu::linear_attention::run(p);
   };
 }
 
@@ -190,7 +190,7 @@ std::function<void()> prepare_indexer(const IndexerShape& s, int threads) {
     p.k_scale = st->k.scales.data();
     p.indices = st->indices.data();
     p.threads = threads;
-    cpu::indexer(p);
+    cpu::indexer::run(p);
   };
 }
 
@@ -221,7 +221,7 @@ struct BlockState {
   }
 
   void run() {
-    cpu::gemm({{tokens, qkv_width, d_model}, x.data(), w_qkv.data(), qkv.data(), threads});
+    cpu::gemm::run({{tokens, qkv_width, d_model}, x.data(), w_qkv.data(), qkv.data(), threads});
     const std::int64_t q_width = s.num_q_heads * s.head_dim, k_width = s.num_kv_heads * s.head_dim;
     const std::int64_t v_width = s.num_kv_heads * s.v_head_dim;
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -233,7 +233,7 @@ struct BlockState {
       store(row + q_width + k_width, attn.v.data() + (b * s.kv_len + pos) * v_width, v_width);
     }
     attn.run(s, phase, threads);
-    cpu::gemm({{tokens, d_model, s.num_q_heads * s.v_head_dim}, attn.o.data(), w_o.data(), y.data(), threads});
+    cpu::gemm::run({{tokens, d_model, s.num_q_heads * s.v_head_dim}, attn.o.data(), w_o.data(), y.data(), threads});
   }
 
   static void store(const float* from, KvT* to, std::int64_t n) {
@@ -258,7 +258,7 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
       if (r.dtype != DType::fp32)
         return "dtype = " + std::string(to_string(r.dtype)) +
                ": CPU GEMMs run in fp32 only (Eigen has no bf16 GEMM); use dtype fp32";
-      return cpu::gemm_unsupported_reason(r.gemm());
+      return cpu::gemm::unsupported_reason(r.gemm());
     case OpKind::attention:
       return attention_reason(r.attention(), r.phase(), r.dtype);
     case OpKind::attention_block:
@@ -268,9 +268,9 @@ std::string cpu_call_unsupported_reason(const MeasurementRecord& r) {
                ": attention blocks are MHA/GQA/MQA (fused QKV projection)";
       return attention_reason(r.attention(), r.phase(), r.dtype);
     case OpKind::linear_attention:
-      return cpu::linear_attention_unsupported_reason(r.linear(), r.dtype);
+      return cpu::linear_attention::unsupported_reason(r.linear(), r.dtype);
     case OpKind::indexer:
-      return cpu::indexer_unsupported_reason(r.indexer());
+      return cpu::indexer::unsupported_reason(r.indexer());
   }
   return "op = " + std::string(to_string(r.op())) + ": unknown to the CPU harness";
 }

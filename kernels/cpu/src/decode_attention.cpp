@@ -45,10 +45,10 @@ constexpr std::int64_t kKeyTile = 256;
 constexpr std::int64_t kSmallRows = kTileFacts.decode_small_rows;
 
 template <class KvT>
-void run(const DecodeAttentionParams<KvT>& p) {
+void run_typed(const DecodeAttentionParams<KvT>& p) {
   const AttentionShape& s = p.shape;
   constexpr DType kv_dtype = std::is_same_v<KvT, float> ? DType::fp32 : DType::bf16;
-  if (std::string why = decode_attention_unsupported_reason(s, kv_dtype); !why.empty())
+  if (std::string why = decode_attention::unsupported_reason(s, kv_dtype); !why.empty())
     throw InputError("decode_attention: " + why);
   MHACFG_CHECK(p.q && p.k && p.v && p.o, "decode_attention: null tensor");
   MHACFG_CHECK(p.threads >= 1, "decode_attention: threads must be at least 1");
@@ -83,7 +83,7 @@ void run(const DecodeAttentionParams<KvT>& p) {
 
 }  // namespace
 
-std::string decode_attention_unsupported_reason(const AttentionShape& s, DType kv_dtype) {
+std::string decode_attention::unsupported_reason(const AttentionShape& s, DType kv_dtype) {
   if (kv_dtype != DType::fp32 && kv_dtype != DType::bf16)
     return "dtype = " + std::string(to_string(kv_dtype)) + ": CPU decode stores K/V in fp32 or bf16 only";
   if (s.is_mla())
@@ -95,7 +95,7 @@ std::string decode_attention_unsupported_reason(const AttentionShape& s, DType k
   return detail::common_attention_reason(s);
 }
 
-void decode_attention(const DecodeAttentionParams<float>& p) { run(p); }
-void decode_attention(const DecodeAttentionParams<bf16_bits>& p) { run(p); }
+void decode_attention::run(const DecodeAttentionParams<float>& p) { run_typed(p); }
+void decode_attention::run(const DecodeAttentionParams<bf16_bits>& p) { run_typed(p); }
 
 }  // namespace mhacfg::kernels::cpu

@@ -48,15 +48,15 @@ void skinny_gemm(const GemmParams& p) {
 
 }  // namespace
 
-std::string gemm_unsupported_reason(const GemmShape& s) {
+std::string gemm::unsupported_reason(const GemmShape& s) {
   if (s.m < 1) return detail::field_reason("m", s.m, "must be at least 1");
   if (s.n < 1) return detail::field_reason("n", s.n, "must be at least 1");
   if (s.k < 1) return detail::field_reason("k", s.k, "must be at least 1");
   return {};
 }
 
-void gemm(const GemmParams& p) {
-  if (std::string why = gemm_unsupported_reason(p.shape); !why.empty()) throw InputError("gemm: " + why);
+void gemm::run(const GemmParams& p) {
+  if (std::string why = gemm::unsupported_reason(p.shape); !why.empty()) throw InputError("gemm: " + why);
   MHACFG_CHECK(p.a && p.b && p.c, "gemm: null matrix");
   MHACFG_CHECK(p.threads >= 1, "gemm: threads must be at least 1");
   const GemmShape& s = p.shape;

@@ -163,7 +163,7 @@ class Run {
 
 }  // namespace
 
-std::string indexer_unsupported_reason(const IndexerShape& s) {
+std::string indexer::unsupported_reason(const IndexerShape& s) {
   using detail::field_reason;
   if (s.batch < 1) return field_reason("batch", s.batch, "must be at least 1");
   if (s.q_len < 1) return field_reason("q_len", s.q_len, "must be at least 1");
@@ -185,8 +185,8 @@ std::string indexer_unsupported_reason(const IndexerShape& s) {
   return {};
 }
 
-void indexer(const IndexerParams& p) {
-  if (std::string why = indexer_unsupported_reason(p.shape); !why.empty()) throw InputError("indexer: " + why);
+void indexer::run(const IndexerParams& p) {
+  if (std::string why = indexer::unsupported_reason(p.shape); !why.empty()) throw InputError("indexer: " + why);
   MHACFG_CHECK(p.q && p.q_scale && p.weights && p.k && p.k_scale && p.indices, "indexer: null tensor");
   MHACFG_CHECK(p.threads >= 1, "indexer: threads must be at least 1");
   Eigen::setNbThreads(1);  // the products run inside the parallel region, one thread each

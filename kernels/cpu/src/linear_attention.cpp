@@ -209,9 +209,9 @@ class Run {
 };
 
 template <class StateT>
-void run(const LinearAttentionParams<StateT>& p) {
+void run_typed(const LinearAttentionParams<StateT>& p) {
   constexpr DType dtype = std::is_same_v<StateT, float> ? DType::fp32 : DType::bf16;
-  if (std::string why = linear_attention_unsupported_reason(p.shape, dtype); !why.empty())
+  if (std::string why = linear_attention::unsupported_reason(p.shape, dtype); !why.empty())
     throw InputError("linear_attention: " + why);
   MHACFG_CHECK(p.x && p.decay && p.beta && p.conv_weight && p.state && p.o, "linear_attention: null tensor");
   MHACFG_CHECK(p.conv_state || p.shape.conv_kernel == 1, "linear_attention: null conv state");
@@ -223,7 +223,7 @@ void run(const LinearAttentionParams<StateT>& p) {
 
 }  // namespace
 
-std::string linear_attention_unsupported_reason(const LinearAttentionShape& s, DType state_dtype) {
+std::string linear_attention::unsupported_reason(const LinearAttentionShape& s, DType state_dtype) {
   using detail::field_reason;
   if (state_dtype != DType::fp32 && state_dtype != DType::bf16)
     return "dtype = " + std::string(to_string(state_dtype)) + ": CPU linear attention keeps its state in fp32 or bf16 only";
@@ -244,7 +244,7 @@ std::string linear_attention_unsupported_reason(const LinearAttentionShape& s, D
   return {};
 }
 
-void linear_attention(const LinearAttentionParams<float>& p) { run(p); }
-void linear_attention(const LinearAttentionParams<bf16_bits>& p) { run(p); }
+void linear_attention::run(const LinearAttentionParams<float>& p) { run_typed(p); }
+void linear_attention::run(const LinearAttentionParams<bf16_bits>& p) { run_typed(p); }
 
 }  // namespace mhacfg::kernels::cpu

@@ -30,10 +30,10 @@ constexpr std::int64_t kLatentTileTokens = 128;
 constexpr std::int64_t kSmallRows = 8;
 
 template <class LatentT>
-void run(const MlaDecodeParams<LatentT>& p) {
+void run_typed(const MlaDecodeParams<LatentT>& p) {
   const AttentionShape& s = p.shape;
   constexpr DType dtype = std::is_same_v<LatentT, float> ? DType::fp32 : DType::bf16;
-  if (std::string why = mla_decode_unsupported_reason(s, dtype); !why.empty())
+  if (std::string why = mla_decode::unsupported_reason(s, dtype); !why.empty())
     throw InputError("mla_decode: " + why);
   MHACFG_CHECK(p.q && p.latent && p.o, "mla_decode: null tensor");
   MHACFG_CHECK(p.threads >= 1, "mla_decode: threads must be at least 1");
@@ -64,7 +64,7 @@ void run(const MlaDecodeParams<LatentT>& p) {
 
 }  // namespace
 
-std::string mla_decode_unsupported_reason(const AttentionShape& s, DType latent_dtype) {
+std::string mla_decode::unsupported_reason(const AttentionShape& s, DType latent_dtype) {
   if (latent_dtype != DType::fp32 && latent_dtype != DType::bf16)
     return "dtype = " + std::string(to_string(latent_dtype)) + ": CPU MLA decode stores the latent in fp32 or bf16 only";
   if (!s.is_mla())
@@ -75,7 +75,7 @@ std::string mla_decode_unsupported_reason(const AttentionShape& s, DType latent_
   return detail::common_attention_reason(s);
 }
 
-void mla_decode(const MlaDecodeParams<float>& p) { run(p); }
-void mla_decode(const MlaDecodeParams<bf16_bits>& p) { run(p); }
+void mla_decode::run(const MlaDecodeParams<float>& p) { run_typed(p); }
+void mla_decode::run(const MlaDecodeParams<bf16_bits>& p) { run_typed(p); }
 
 }  // namespace mhacfg::kernels::cpu

@@ -48,17 +48,17 @@ Layout layout_for(const AttentionShape& s) {
 
 }  // namespace
 
-std::string prefill_attention_unsupported_reason(const AttentionShape& s) {
+std::string prefill_attention::unsupported_reason(const AttentionShape& s) {
   if (s.is_mla())
     return detail::field_reason("kv_lora_rank", s.kv_lora_rank,
                                 "MLA runs only as absorbed decode on the CPU (mla_decode); prefill is MHA/GQA/MQA");
   return detail::common_attention_reason(s);
 }
 
-void prefill_attention(const PrefillAttentionParams& p) {
+void prefill_attention::run(const PrefillAttentionParams& p) {
   using namespace detail;
   const AttentionShape& s = p.shape;
-  if (std::string why = prefill_attention_unsupported_reason(s); !why.empty())
+  if (std::string why = prefill_attention::unsupported_reason(s); !why.empty())
     throw InputError("prefill_attention: " + why);
   MHACFG_CHECK(p.q && p.k && p.v && p.o, "prefill_attention: null tensor");
   MHACFG_CHECK(p.threads >= 1, "prefill_attention: threads must be at least 1");

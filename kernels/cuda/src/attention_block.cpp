@@ -47,15 +47,15 @@ decode::Params decode_params(const Params& p) {
 
 }  // namespace
 
-std::string supports(const AttentionShape& s, std::int64_t d_model) {
+std::string unsupported_reason(const AttentionShape& s, std::int64_t d_model) {
   if (s.is_mla()) return "attention_block covers MHA/GQA/MQA only";
-  const std::string why = s.q_len == 1 ? decode::supports(s) : prefill::supports(s);
+  const std::string why = s.q_len == 1 ? decode::unsupported_reason(s) : prefill::unsupported_reason(s);
   if (!why.empty()) return why;
   if (d_model < 8 || d_model % 8 != 0) return "d_model must be a positive multiple of 8";
   const std::int64_t tokens = s.batch * s.q_len;
-  const std::string g1 = gemm::supports(GemmShape{tokens, (s.num_q_heads + 2 * s.num_kv_heads) * s.head_dim, d_model});
+  const std::string g1 = gemm::unsupported_reason(GemmShape{tokens, (s.num_q_heads + 2 * s.num_kv_heads) * s.head_dim, d_model});
   if (!g1.empty()) return "QKV projection: " + g1;
-  const std::string g2 = gemm::supports(GemmShape{tokens, d_model, s.num_q_heads * s.head_dim});
+  const std::string g2 = gemm::unsupported_reason(GemmShape{tokens, d_model, s.num_q_heads * s.head_dim});
   if (!g2.empty()) return "O projection: " + g2;
   return "";
 }

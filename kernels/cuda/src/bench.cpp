@@ -66,15 +66,15 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
   if (r.dtype != DType::bf16)
     return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA kernels take bf16 only";
   switch (r.op()) {
-    case OpKind::gemm: return cu::gemm::supports(r.gemm());
+    case OpKind::gemm: return cu::gemm::unsupported_reason(r.gemm());
     case OpKind::attention:
-      if (r.attention().is_mla()) return cu::mla_decode::supports(r.attention());
-      return r.attention().q_len == 1 ? cu::decode::supports(r.attention()) : cu::prefill::supports(r.attention());
-    case OpKind::attention_block: return cu::attention_block::supports(r.attention(), r.d_model());
+      if (r.attention().is_mla()) return cu::mla_decode::unsupported_reason(r.attention());
+      return r.attention().q_len == 1 ? cu::decode::unsupported_reason(r.attention()) : cu::prefill::unsupported_reason(r.attention());
+    case OpKind::attention_block: return cu::attention_block::unsupported_reason(r.attention(), r.d_model());
     case OpKind::linear_attention:
       if (r.phase() == Phase::prefill)
         return "phase prefill: the CUDA linear-attention kernel is the decode step (engines run prefill chunked on tensor cores)";
-      return cu::linear_attention::supports(r.linear());
+      return cu::linear_attention::unsupported_reason(r.linear());
     case OpKind::indexer: break;  // refused above
   }
   return "unknown op";

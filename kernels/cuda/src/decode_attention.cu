@@ -579,7 +579,7 @@ AttentionShape shape_of(const Params& p) {
 }
 
 void check_args(const Params& p) {
-  const std::string why = supports(shape_of(p));
+  const std::string why = unsupported_reason(shape_of(p));
   if (!why.empty()) throw InputError("decode attention: " + why);
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
   if (!p.q || !p.k || !p.v || !p.o) throw InputError("decode attention", "null pointer", "q, k, v and o are required");
@@ -594,7 +594,7 @@ void check_args(const Params& p) {
 
 }  // namespace
 
-std::string supports(const AttentionShape& s) {
+std::string unsupported_reason(const AttentionShape& s) {
   if (s.is_mla()) return "MLA shapes run on the MLA decode kernel";
   if (s.q_len != 1) return "q_len " + std::to_string(s.q_len) + ": the decode kernel takes one query per sequence";
   if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)

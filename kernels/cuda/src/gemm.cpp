@@ -101,7 +101,7 @@ struct Runner::Impl {
   }
 };
 
-std::string supports(const GemmShape& g) {
+std::string unsupported_reason(const GemmShape& g) {
   if (g.m < 1 || g.n < 1 || g.k < 1) return "m, n and k must be positive";
   if (g.n % 8 != 0 || g.k % 8 != 0) return "n and k must be multiples of 8 (16-byte rows)";
   if (g.m > (1LL << 31) || g.n > (1LL << 31) || g.k > (1LL << 31)) return "m, n and k must be below 2^31";
@@ -116,7 +116,7 @@ Runner::Runner() : impl_(std::make_unique<Impl>()) {
 Runner::~Runner() = default;
 
 void Runner::run(const Params& p, Stream stream) {
-  const std::string why = supports(GemmShape{p.m, p.n, p.k});
+  const std::string why = unsupported_reason(GemmShape{p.m, p.n, p.k});
   if (!why.empty()) throw InputError("gemm shape", std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k), why);
   if (!p.a || !p.b || !p.c) throw InputError("gemm", "null pointer", "a, b and c are required");
   const Plan& pl = impl_->plan_for(p);

@@ -163,7 +163,7 @@ std::string field(const char* name, std::int64_t value, const std::string& why) 
 
 }  // namespace
 
-std::string supports(const LinearAttentionShape& s) {
+std::string unsupported_reason(const LinearAttentionShape& s) {
   if (s.kind == LinearKind::kda)
     return "kind = kda: mhacfg's CUDA linear-attention kernel runs gated_deltanet and mamba2 (KDA timings can be imported "
            "with calibrate --from)";
@@ -187,7 +187,7 @@ std::size_t workspace_bytes(const LinearAttentionShape& s) {
 
 void run(const Params& p, Stream stream) {
   const LinearAttentionShape& s = p.shape;
-  if (std::string why = supports(s); !why.empty()) throw InputError("linear_attention: " + why);
+  if (std::string why = unsupported_reason(s); !why.empty()) throw InputError("linear_attention: " + why);
   if (p.workspace_bytes < workspace_bytes(s))
     throw InputError("linear_attention: workspace_bytes = " + std::to_string(p.workspace_bytes) + ": needs " +
                      std::to_string(workspace_bytes(s)));

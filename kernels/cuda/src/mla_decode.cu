@@ -292,7 +292,7 @@ AttentionShape shape_of(const Params& p) {
 
 }  // namespace
 
-std::string supports(const AttentionShape& s) {
+std::string unsupported_reason(const AttentionShape& s) {
   if (!s.is_mla()) return "not an MLA shape (kv_lora_rank = 0)";
   if (s.kv_lora_rank != kKvLoraRank || s.rope_head_dim != kRopeHeadDim)
     return "kv_lora_rank " + std::to_string(s.kv_lora_rank) + " + rope_head_dim " + std::to_string(s.rope_head_dim) +
@@ -326,7 +326,7 @@ Plan plan(const Params& p) {
 }
 
 void run(const Params& p, Stream stream) {
-  const std::string why = supports(shape_of(p));
+  const std::string why = unsupported_reason(shape_of(p));
   if (!why.empty()) throw InputError("MLA decode: " + why);
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
   if (!p.q || !p.kv || !p.o) throw InputError("MLA decode", "null pointer", "q, kv and o are required");

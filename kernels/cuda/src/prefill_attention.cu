@@ -319,7 +319,7 @@ Variant resolve(Variant v, int head_dim) {
   return head_dim == 128 ? Variant::rows32_keys64 : Variant::rows32;
 }
 
-std::string supports(const AttentionShape& s) {
+std::string unsupported_reason(const AttentionShape& s) {
   if (s.is_mla()) return "MLA prefill is not implemented (MLA runs as absorbed decode only)";
   if (s.head_dim != 64 && s.head_dim != 128 && s.head_dim != 256)
     return "head_dim " + std::to_string(s.head_dim) + ": supported head_dims are 64, 128 and 256";
@@ -336,7 +336,7 @@ std::string supports(const AttentionShape& s) {
 }
 
 void run(const Params& p, Stream stream) {
-  const std::string why = supports(shape_of(p));
+  const std::string why = unsupported_reason(shape_of(p));
   if (!why.empty()) throw InputError("prefill attention: " + why);
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
   if (!p.q || !p.k || !p.v || !p.o) throw InputError("prefill attention", "null pointer", "q, k, v and o are required");

@@ -64,7 +64,7 @@ std::vector<float> run_decode(const AttentionShape& s, const std::vector<float>&
   p.v = v.data();
   p.o = o.data();
   p.threads = threads;
-  decode_attention(p);
+  decode_attention::run(p);
   return o;
 }
 
@@ -120,23 +120,23 @@ TEST_CASE("decode attention with a bf16 cache matches float64", "[kernels][cpu][
 }
 
 TEST_CASE("decode attention rejects what it cannot run", "[kernels][cpu][decode]") {
-  CHECK_THAT(decode_attention_unsupported_reason(shape(1, 9, 100, 4, 4, 64, true), DType::fp32),
+  CHECK_THAT(decode_attention::unsupported_reason(shape(1, 9, 100, 4, 4, 64, true), DType::fp32),
              Catch::Contains("q_len = 9"));
-  CHECK_THAT(decode_attention_unsupported_reason(shape(1, 1, 100, 4, 4, 64, true), DType::fp16),
+  CHECK_THAT(decode_attention::unsupported_reason(shape(1, 1, 100, 4, 4, 64, true), DType::fp16),
              Catch::Contains("dtype = fp16"));
-  CHECK_THAT(decode_attention_unsupported_reason(shape(1, 2, 100, 4, 4, 64, false, 8), DType::bf16),
+  CHECK_THAT(decode_attention::unsupported_reason(shape(1, 2, 100, 4, 4, 64, false, 8), DType::bf16),
              Catch::Contains("window = 8"));
-  CHECK_THAT(decode_attention_unsupported_reason(chunked(shape(1, 2, 100, 4, 4, 64, false), 8), DType::bf16),
+  CHECK_THAT(decode_attention::unsupported_reason(chunked(shape(1, 2, 100, 4, 4, 64, false), 8), DType::bf16),
              Catch::Contains("chunk = 8"));
-  CHECK_THAT(decode_attention_unsupported_reason(shape(1, 1, 100, 4, 3, 64, true), DType::fp32),
+  CHECK_THAT(decode_attention::unsupported_reason(shape(1, 1, 100, 4, 3, 64, true), DType::fp32),
              Catch::Contains("num_kv_heads = 3"));
   AttentionShape mla = shape(1, 1, 100, 16, 1, 576, false);
   mla.kv_lora_rank = 512;
   mla.rope_head_dim = 64;
-  CHECK_THAT(decode_attention_unsupported_reason(mla, DType::bf16), Catch::Contains("kv_lora_rank = 512"));
+  CHECK_THAT(decode_attention::unsupported_reason(mla, DType::bf16), Catch::Contains("kv_lora_rank = 512"));
   for (std::int64_t head_dim : {64, 80, 96, 128, 256})
     for (std::int64_t q_len = 1; q_len <= kMaxDecodeQLen; ++q_len)
-      CHECK(decode_attention_supports(shape(1, q_len, 1000, 32, 8, head_dim, true), DType::bf16));
+      CHECK(decode_attention::supports(shape(1, q_len, 1000, 32, 8, head_dim, true), DType::bf16));
 
   const AttentionShape bad = shape(1, 9, 100, 4, 4, 64, true);
   std::vector<float> q(9 * 4 * 64, 0.5f), kv(100 * 4 * 64, 0.5f), o(9 * 4 * 64);

@@ -22,7 +22,7 @@ TEST_CASE("gemm matches float64 within the fp32 rounding bound", "[kernels][cpu]
         const auto a = test::random_values(g.m * g.k, static_cast<std::uint32_t>(g.m + g.k));
         const auto b = test::random_values(g.k * g.n, static_cast<std::uint32_t>(g.n * 3 + g.k));
         std::vector<float> c(static_cast<std::size_t>(g.m * g.n), NAN);
-        gemm({g, a.data(), b.data(), c.data(), threads});
+        gemm::run({g, a.data(), b.data(), c.data(), threads});
 
         std::vector<double> want(c.size()), bound(c.size());
         for (std::int64_t i = 0; i < g.m; ++i)
@@ -46,11 +46,11 @@ TEST_CASE("gemm matches float64 within the fp32 rounding bound", "[kernels][cpu]
 }
 
 TEST_CASE("gemm rejects empty shapes", "[kernels][cpu][gemm]") {
-  CHECK(gemm_supports({4096, 4096, 4096}));
-  CHECK_THAT(gemm_unsupported_reason({0, 4, 4}), Catch::Contains("m = 0"));
-  CHECK_THAT(gemm_unsupported_reason({4, -1, 4}), Catch::Contains("n = -1"));
-  CHECK_THAT(gemm_unsupported_reason({4, 4, 0}), Catch::Contains("k = 0"));
-  CHECK_THROWS_AS(gemm({{4, 4, 0}, nullptr, nullptr, nullptr, 1}), InputError);
+  CHECK(gemm::supports({4096, 4096, 4096}));
+  CHECK_THAT(gemm::unsupported_reason({0, 4, 4}), Catch::Contains("m = 0"));
+  CHECK_THAT(gemm::unsupported_reason({4, -1, 4}), Catch::Contains("n = -1"));
+  CHECK_THAT(gemm::unsupported_reason({4, 4, 0}), Catch::Contains("k = 0"));
+  CHECK_THROWS_AS(gemm::run({{4, 4, 0}, nullptr, nullptr, nullptr, 1}), InputError);
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ Outputs run_kernel(const IndexerShape& s, const Inputs& in, int threads) {
   p.indices = out.indices.data();
   p.scores = out.scores.data();
   p.threads = threads;
-  indexer(p);
+  indexer::run(p);
   return out;
 }
 
@@ -286,26 +286,26 @@ TEST_CASE("indexer keeps the lower positions of tied scores", "[kernels][cpu][in
 
 TEST_CASE("indexer refuses shapes it cannot run, naming the field", "[kernels][cpu][indexer]") {
   const IndexerShape ok{1, 1, 64, 8, 128, 16};
-  CHECK(indexer_unsupported_reason(ok).empty());
+  CHECK(indexer::unsupported_reason(ok).empty());
   auto s = ok;
   s.q_len = 65;
-  CHECK(indexer_unsupported_reason(s).rfind("q_len = 65: must not exceed kv_len = 64", 0) == 0);
+  CHECK(indexer::unsupported_reason(s).rfind("q_len = 65: must not exceed kv_len = 64", 0) == 0);
   s = ok;
   s.num_heads = 257;
-  CHECK(indexer_unsupported_reason(s).rfind("num_heads = 257", 0) == 0);
+  CHECK(indexer::unsupported_reason(s).rfind("num_heads = 257", 0) == 0);
   s = ok;
   s.head_dim = 0;
-  CHECK(indexer_unsupported_reason(s).rfind("head_dim = 0", 0) == 0);
+  CHECK(indexer::unsupported_reason(s).rfind("head_dim = 0", 0) == 0);
   s = ok;
   s.topk = 0;
-  CHECK(indexer_unsupported_reason(s).rfind("topk = 0", 0) == 0);
+  CHECK(indexer::unsupported_reason(s).rfind("topk = 0", 0) == 0);
   s = ok;
   s.kv_len = std::int64_t{1} << 31;
-  CHECK(indexer_unsupported_reason(s).rfind("kv_len = 2147483648", 0) == 0);
+  CHECK(indexer::unsupported_reason(s).rfind("kv_len = 2147483648", 0) == 0);
   IndexerParams p;
   p.shape = ok;
   p.shape.batch = 0;
-  CHECK_THROWS_AS(indexer(p), InputError);
+  CHECK_THROWS_AS(indexer::run(p), InputError);
 }
 
 }  // namespace

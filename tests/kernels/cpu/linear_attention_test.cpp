@@ -83,7 +83,7 @@ Outputs<StateT> run_kernel(const LinearAttentionShape& s, const Inputs& in, bool
   p.conv_state = conv_state.data();
   p.o = out.o.data();
   p.threads = threads;
-  linear_attention(p);
+  linear_attention::run(p);
   const auto widen = [](const std::vector<StateT>& v) {
     std::vector<float> f(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -206,7 +206,7 @@ TEST_CASE("KDA with one decay for every key channel of a head is Gated DeltaNet"
 }
 
 TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[kernels][cpu][linear]") {
-  const auto why = [](LinearAttentionShape s, DType d = DType::fp32) { return linear_attention_unsupported_reason(s, d); };
+  const auto why = [](LinearAttentionShape s, DType d = DType::fp32) { return linear_attention::unsupported_reason(s, d); };
   const LinearAttentionShape ok = shape(LinearKind::gated_deltanet, 1, 1, 2, 4, 32, 32, 4);
   CHECK(why(ok).empty());
   CHECK(why(ok, DType::bf16).empty());
@@ -228,7 +228,7 @@ TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[k
   CHECK(why(s).rfind("q_len = 0", 0) == 0);
   LinearAttentionParams<float> p;
   p.shape = s;
-  CHECK_THROWS_AS(linear_attention(p), InputError);
+  CHECK_THROWS_AS(linear_attention::run(p), InputError);
 }
 
 }  // namespace

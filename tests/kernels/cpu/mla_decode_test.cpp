@@ -49,7 +49,7 @@ std::vector<float> run_mla(const AttentionShape& s, const std::vector<float>& q,
   p.latent = latent.data();
   p.o = o.data();
   p.threads = threads;
-  mla_decode(p);
+  mla_decode::run(p);
   return o;
 }
 
@@ -83,17 +83,17 @@ TEST_CASE("MLA decode matches float64 for fp32 and bf16 latents", "[kernels][cpu
 }
 
 TEST_CASE("MLA decode rejects what it cannot run", "[kernels][cpu][mla]") {
-  CHECK(mla_decode_supports(mla_shape(1, 1, 4096, 128, 512, 64, false), DType::bf16));
-  CHECK(mla_decode_supports(mla_shape(1, 8, 4096, 16, 512, 64, true), DType::fp32));
-  CHECK_THAT(mla_decode_unsupported_reason(mla_shape(1, 9, 100, 16, 512, 64, true), DType::fp32),
+  CHECK(mla_decode::supports(mla_shape(1, 1, 4096, 128, 512, 64, false), DType::bf16));
+  CHECK(mla_decode::supports(mla_shape(1, 8, 4096, 16, 512, 64, true), DType::fp32));
+  CHECK_THAT(mla_decode::unsupported_reason(mla_shape(1, 9, 100, 16, 512, 64, true), DType::fp32),
              Catch::Contains("q_len = 9"));
-  CHECK_THAT(mla_decode_unsupported_reason(mla_shape(1, 1, 100, 16, 512, 64, true), DType::int8),
+  CHECK_THAT(mla_decode::unsupported_reason(mla_shape(1, 1, 100, 16, 512, 64, true), DType::int8),
              Catch::Contains("dtype = int8"));
-  CHECK_THAT(mla_decode_unsupported_reason(mla_shape(1, 1, 100, 16, 4000, 64, true), DType::fp32),
+  CHECK_THAT(mla_decode::unsupported_reason(mla_shape(1, 1, 100, 16, 4000, 64, true), DType::fp32),
              Catch::Contains("kv_lora_rank = 4000"));
   AttentionShape gqa = mla_shape(1, 1, 100, 16, 0, 0, true);
   gqa.head_dim = gqa.v_head_dim = 128;
-  CHECK_THAT(mla_decode_unsupported_reason(gqa, DType::fp32), Catch::Contains("kv_lora_rank = 0"));
+  CHECK_THAT(mla_decode::unsupported_reason(gqa, DType::fp32), Catch::Contains("kv_lora_rank = 0"));
   std::vector<float> q(16 * 128, 0.5f), latent(100 * 128, 0.5f);
   CHECK_THROWS_AS(run_mla(gqa, q, latent, 1), InputError);
 }

@@ -57,7 +57,7 @@ void check_prefill(const AttentionShape& s, int threads) {
   p.v = v.data();
   p.o = o.data();
   p.threads = threads;
-  prefill_attention(p);
+  prefill_attention::run(p);
 
   const auto want = test::reference_attention(s, test::to_double(q), test::to_double(k), test::to_double(v),
                                               1.0 / std::sqrt(static_cast<double>(s.head_dim)));
@@ -94,24 +94,24 @@ TEST_CASE("prefill attention rejects what it cannot run", "[kernels][cpu][prefil
   AttentionShape mla = shape(1, 16, 16, 16, 1, 576, true);
   mla.kv_lora_rank = 512;
   mla.rope_head_dim = 64;
-  CHECK_THAT(prefill_attention_unsupported_reason(mla), Catch::Contains("kv_lora_rank = 512"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 8, 8, 4, 4, 64, false, 16)),
+  CHECK_THAT(prefill_attention::unsupported_reason(mla), Catch::Contains("kv_lora_rank = 512"));
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(1, 8, 8, 4, 4, 64, false, 16)),
              Catch::Contains("window = 16"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 8, 8, 4, 4, 64, true, -1)), Catch::Contains("window = -1"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 8, 8, 6, 4, 64, true)), Catch::Contains("num_kv_heads = 4"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 9, 8, 4, 4, 64, true)), Catch::Contains("q_len = 9"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(1, 8, 8, 4, 4, 2048, true)), Catch::Contains("head_dim = 2048"));
-  CHECK_THAT(prefill_attention_unsupported_reason(shape(0, 8, 8, 4, 4, 64, true)), Catch::Contains("batch = 0"));
-  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, false), 4)),
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(1, 8, 8, 4, 4, 64, true, -1)), Catch::Contains("window = -1"));
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(1, 8, 8, 6, 4, 64, true)), Catch::Contains("num_kv_heads = 4"));
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(1, 9, 8, 4, 4, 64, true)), Catch::Contains("q_len = 9"));
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(1, 8, 8, 4, 4, 2048, true)), Catch::Contains("head_dim = 2048"));
+  CHECK_THAT(prefill_attention::unsupported_reason(shape(0, 8, 8, 4, 4, 64, true)), Catch::Contains("batch = 0"));
+  CHECK_THAT(prefill_attention::unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, false), 4)),
              Catch::Contains("chunk = 4: chunked attention needs causal = true"));
-  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true, 2), 4)),
+  CHECK_THAT(prefill_attention::unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true, 2), 4)),
              Catch::Contains("chunk = 4: cannot be combined with window = 2"));
-  CHECK_THAT(prefill_attention_unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true), -3)), Catch::Contains("chunk = -3"));
-  for (std::int64_t head_dim : {64, 80, 96, 128, 256}) CHECK(prefill_attention_supports(shape(1, 7, 129, 8, 2, head_dim, true)));
+  CHECK_THAT(prefill_attention::unsupported_reason(chunked(shape(1, 8, 8, 4, 4, 64, true), -3)), Catch::Contains("chunk = -3"));
+  for (std::int64_t head_dim : {64, 80, 96, 128, 256}) CHECK(prefill_attention::supports(shape(1, 7, 129, 8, 2, head_dim, true)));
 
   PrefillAttentionParams p;
   p.shape = shape(1, 8, 8, 4, 4, 64, false, 16);
-  CHECK_THROWS_AS(prefill_attention(p), InputError);
+  CHECK_THROWS_AS(prefill_attention::run(p), InputError);
 }
 
 }  // namespace

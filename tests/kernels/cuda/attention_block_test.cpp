@@ -134,10 +134,10 @@ TEST_CASE("attention block says which shapes it does not run", "[cuda]") {
   s.num_kv_heads = 2;
   s.head_dim = 128;
   s.v_head_dim = 128;
-  CHECK(block::supports(s, 1024).empty());
-  CHECK(!block::supports(s, 1001).empty());
+  CHECK(block::unsupported_reason(s, 1024).empty());
+  CHECK(!block::unsupported_reason(s, 1001).empty());
   AttentionShape m = s;
   m.kv_lora_rank = 512;
   m.rope_head_dim = 64;
-  CHECK(!block::supports(m, 1024).empty());
+  CHECK(!block::unsupported_reason(m, 1024).empty());
 }

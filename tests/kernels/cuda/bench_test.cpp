@@ -74,7 +74,7 @@ TEST_CASE("measure_cuda_ceilings measures GEMM rate and copy bandwidth", "[cuda]
 
 TEST_CASE("every shape the H200 check measures has a CUDA kernel", "[cuda]") {
   // The calibration grid lives in the configurator; here the held-out file the device script passes
-  // to calibrate --holdout, checked on the host (supports() needs no device).
+  // to calibrate --holdout, checked on the host (unsupported_reason() needs no device).
   const auto records = mhacfg::read_records(std::string(MHACFG_FIXTURES_DIR) + "/h200-holdout-shapes.jsonl");
   REQUIRE(records.size() >= 20);
   for (const auto& r : records) {

@@ -216,18 +216,18 @@ TEST_CASE("decode attention says which shapes it does not run", "[cuda]") {
   s.num_kv_heads = 8;
   s.head_dim = 128;
   s.v_head_dim = 128;
-  CHECK(decode::supports(s).empty());
+  CHECK(decode::unsupported_reason(s).empty());
   AttentionShape bad = s;
   bad.head_dim = bad.v_head_dim = 96;
-  CHECK(decode::supports(bad).find("head_dim") != std::string::npos);
+  CHECK(decode::unsupported_reason(bad).find("head_dim") != std::string::npos);
   bad = s;
   bad.num_q_heads = 128;
   bad.num_kv_heads = 1;
-  CHECK(decode::supports(bad).find("group size") != std::string::npos);
+  CHECK(decode::unsupported_reason(bad).find("group size") != std::string::npos);
   bad = s;
   bad.q_len = 2;
-  CHECK(!decode::supports(bad).empty());
+  CHECK(!decode::unsupported_reason(bad).empty());
   bad = s;
   bad.window = 64;
-  CHECK(!decode::supports(bad).empty());
+  CHECK(!decode::unsupported_reason(bad).empty());
 }

@@ -123,15 +123,15 @@ TEST_CASE("CUDA linear-attention decode step matches float64", "[cuda][linear][s
 TEST_CASE("CUDA linear attention names what it does not support", "[cuda][linear]") {
   // No device needed: shapes are checked on the host.
   LinearAttentionShape s{1, 1, 16, 32, 128, 128, 4, LinearKind::gated_deltanet};
-  CHECK(la::supports(s).empty());
+  CHECK(la::unsupported_reason(s).empty());
   s.q_len = 16;
-  CHECK(la::supports(s) == "q_len = 16: the CUDA linear-attention kernel is a decode step (q_len 1)");
+  CHECK(la::unsupported_reason(s) == "q_len = 16: the CUDA linear-attention kernel is a decode step (q_len 1)");
   s.q_len = 1;
   s.head_k_dim = 96;
-  CHECK(la::supports(s) == "head_k_dim = 96: must be 64 or 128");
+  CHECK(la::unsupported_reason(s) == "head_k_dim = 96: must be 64 or 128");
   s.head_k_dim = 128;
   s.num_k_heads = 3;
-  CHECK(la::supports(s) == "num_k_heads = 3: must divide num_v_heads = 32");
+  CHECK(la::unsupported_reason(s) == "num_k_heads = 3: must divide num_v_heads = 32");
   la::Params p;
   p.shape = s;
   CHECK_THROWS_AS(la::run(p, nullptr), InputError);

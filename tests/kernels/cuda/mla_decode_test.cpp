@@ -103,14 +103,14 @@ TEST_CASE("MLA decode says which shapes it does not run", "[cuda]") {
   s.num_kv_heads = 1;
   s.kv_lora_rank = 512;
   s.rope_head_dim = 64;
-  CHECK(mla::supports(s).empty());
+  CHECK(mla::unsupported_reason(s).empty());
   AttentionShape bad = s;
   bad.kv_lora_rank = 256;
-  CHECK(mla::supports(bad).find("512 + 64") != std::string::npos);
+  CHECK(mla::unsupported_reason(bad).find("512 + 64") != std::string::npos);
   bad = s;
   bad.q_len = 4;
-  CHECK(!mla::supports(bad).empty());
+  CHECK(!mla::unsupported_reason(bad).empty());
   bad = s;
   bad.kv_lora_rank = 0;
-  CHECK(!mla::supports(bad).empty());
+  CHECK(!mla::unsupported_reason(bad).empty());
 }

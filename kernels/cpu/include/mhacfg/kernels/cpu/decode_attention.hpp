@@ -27,15 +27,19 @@ struct DecodeAttentionParams {
   int threads = 1;
 };
 
+namespace decode_attention {
+
 // Empty when the shape and K/V storage type (fp32 or bf16) are supported; otherwise one line naming
 // the field and value.
-std::string decode_attention_unsupported_reason(const AttentionShape& s, DType kv_dtype);
-inline bool decode_attention_supports(const AttentionShape& s, DType kv_dtype) {
-  return decode_attention_unsupported_reason(s, kv_dtype).empty();
+std::string unsupported_reason(const AttentionShape& s, DType kv_dtype);
+inline bool supports(const AttentionShape& s, DType kv_dtype) {
+  return unsupported_reason(s, kv_dtype).empty();
 }
 
 // Throw InputError for an unsupported shape. Set Eigen's (process-wide) thread count to p.threads.
-void decode_attention(const DecodeAttentionParams<float>& p);
-void decode_attention(const DecodeAttentionParams<bf16_bits>& p);
+void run(const DecodeAttentionParams<float>& p);
+void run(const DecodeAttentionParams<bf16_bits>& p);
+
+}  // namespace decode_attention
 
 }  // namespace mhacfg::kernels::cpu

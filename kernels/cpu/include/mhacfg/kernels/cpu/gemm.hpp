@@ -16,11 +16,15 @@ struct GemmParams {
   int threads = 1;
 };
 
+namespace gemm {
+
 // Empty when the shape is supported; otherwise names the field and value.
-std::string gemm_unsupported_reason(const GemmShape& s);
-inline bool gemm_supports(const GemmShape& s) { return gemm_unsupported_reason(s).empty(); }
+std::string unsupported_reason(const GemmShape& s);
+inline bool supports(const GemmShape& s) { return unsupported_reason(s).empty(); }
 
 // Throws InputError for an unsupported shape. Sets Eigen's (process-wide) thread count to p.threads.
-void gemm(const GemmParams& p);
+void run(const GemmParams& p);
+
+}  // namespace gemm
 
 }  // namespace mhacfg::kernels::cpu

@@ -44,11 +44,15 @@ struct IndexerParams {
   int threads = 1;
 };
 
+namespace indexer {
+
 // Empty when the shape is supported; otherwise one line naming the field and value.
-std::string indexer_unsupported_reason(const IndexerShape& s);
-inline bool indexer_supports(const IndexerShape& s) { return indexer_unsupported_reason(s).empty(); }
+std::string unsupported_reason(const IndexerShape& s);
+inline bool supports(const IndexerShape& s) { return unsupported_reason(s).empty(); }
 
 // Throws InputError for an unsupported shape.
-void indexer(const IndexerParams& p);
+void run(const IndexerParams& p);
+
+}  // namespace indexer
 
 }  // namespace mhacfg::kernels::cpu

@@ -49,15 +49,19 @@ struct LinearAttentionParams {
   int threads = 1;
 };
 
+namespace linear_attention {
+
 // Empty when the shape and state dtype (fp32 or bf16) are supported; otherwise one line naming the
 // field and value.
-std::string linear_attention_unsupported_reason(const LinearAttentionShape& s, DType state_dtype);
-inline bool linear_attention_supports(const LinearAttentionShape& s, DType state_dtype) {
-  return linear_attention_unsupported_reason(s, state_dtype).empty();
+std::string unsupported_reason(const LinearAttentionShape& s, DType state_dtype);
+inline bool supports(const LinearAttentionShape& s, DType state_dtype) {
+  return unsupported_reason(s, state_dtype).empty();
 }
 
 // Throws InputError for an unsupported shape.
-void linear_attention(const LinearAttentionParams<float>& p);
-void linear_attention(const LinearAttentionParams<bf16_bits>& p);
+void run(const LinearAttentionParams<float>& p);
+void run(const LinearAttentionParams<bf16_bits>& p);
+
+}  // namespace linear_attention
 
 }  // namespace mhacfg::kernels::cpu

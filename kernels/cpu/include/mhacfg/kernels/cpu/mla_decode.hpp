@@ -27,15 +27,19 @@ struct MlaDecodeParams {
   int threads = 1;
 };
 
+namespace mla_decode {
+
 // Empty when the shape and latent storage type (fp32 or bf16) are supported; otherwise one line
 // naming the field and value.
-std::string mla_decode_unsupported_reason(const AttentionShape& s, DType latent_dtype);
-inline bool mla_decode_supports(const AttentionShape& s, DType latent_dtype) {
-  return mla_decode_unsupported_reason(s, latent_dtype).empty();
+std::string unsupported_reason(const AttentionShape& s, DType latent_dtype);
+inline bool supports(const AttentionShape& s, DType latent_dtype) {
+  return unsupported_reason(s, latent_dtype).empty();
 }
 
 // Throw InputError for an unsupported shape. Set Eigen's (process-wide) thread count to p.threads.
-void mla_decode(const MlaDecodeParams<float>& p);
-void mla_decode(const MlaDecodeParams<bf16_bits>& p);
+void run(const MlaDecodeParams<float>& p);
+void run(const MlaDecodeParams<bf16_bits>& p);
+
+}  // namespace mla_decode
 
 }  // namespace mhacfg::kernels::cpu

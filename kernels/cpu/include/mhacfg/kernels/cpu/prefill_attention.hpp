@@ -20,13 +20,17 @@ struct PrefillAttentionParams {
   int threads = 1;
 };
 
+namespace prefill_attention {
+
 // Empty when the shape is supported; otherwise one line naming the field and value.
-std::string prefill_attention_unsupported_reason(const AttentionShape& s);
-inline bool prefill_attention_supports(const AttentionShape& s) {
-  return prefill_attention_unsupported_reason(s).empty();
+std::string unsupported_reason(const AttentionShape& s);
+inline bool supports(const AttentionShape& s) {
+  return unsupported_reason(s).empty();
 }
 
 // Throws InputError for an unsupported shape. Sets Eigen's (process-wide) thread count to p.threads.
-void prefill_attention(const PrefillAttentionParams& p);
+void run(const PrefillAttentionParams& p);
+
+}  // namespace prefill_attention
 
 }  // namespace mhacfg::kernels::cpu

@@ -37,7 +37,7 @@ struct Params {
 };
 
 // `shape` is the block's attention; d_model the block's width.
-std::string supports(const AttentionShape& shape, std::int64_t d_model);
+std::string unsupported_reason(const AttentionShape& shape, std::int64_t d_model);
 std::size_t workspace_bytes(const Params& p);  // decode's split workspace (0 for prefill)
 
 void run(const Params& p, gemm::Runner& gemm, Stream stream);

@@ -45,7 +45,7 @@ struct Params {
 
 // Empty when the kernel runs this shape, else the reason. Ignores batch size limits of the record
 // path's memory; run() checks pointers, strides and the workspace.
-std::string supports(const AttentionShape& shape);
+std::string unsupported_reason(const AttentionShape& shape);
 
 struct Plan {
   int num_splits = 1;        // splits actually launched (chunks are whole 64-token tiles)

@@ -20,7 +20,7 @@ struct Params {
 };
 
 // n and k must be multiples of 8 (16-byte rows for cuBLASLt's bf16 kernels).
-std::string supports(const GemmShape& shape);
+std::string unsupported_reason(const GemmShape& shape);
 
 // Owns a cuBLASLt handle, a 32 MiB workspace and the chosen algorithm per shape. One per thread.
 class Runner {

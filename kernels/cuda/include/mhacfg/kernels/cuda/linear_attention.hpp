@@ -32,7 +32,7 @@ struct Params {
 };
 
 // Empty when supported; else one line naming the field and value.
-std::string supports(const LinearAttentionShape& shape);
+std::string unsupported_reason(const LinearAttentionShape& shape);
 std::size_t workspace_bytes(const LinearAttentionShape& shape);
 
 // Two launches on `stream`: the convolution, then the recurrences. Throws InputError for an

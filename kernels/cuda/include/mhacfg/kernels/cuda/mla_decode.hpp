@@ -37,7 +37,7 @@ struct Params {
   std::size_t workspace_bytes = 0;
 };
 
-std::string supports(const AttentionShape& shape);
+std::string unsupported_reason(const AttentionShape& shape);
 
 struct Plan {
   int num_splits = 1;

@@ -44,7 +44,7 @@ struct Params {
   Variant variant = Variant::automatic;
 };
 
-std::string supports(const AttentionShape& shape);
+std::string unsupported_reason(const AttentionShape& shape);
 std::string to_string(Variant v);
 // The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist).
 Variant resolve(Variant v, int head_dim);
