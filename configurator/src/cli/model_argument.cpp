@@ -1,6 +1,8 @@
 #include "mhacfg/configurator/cli/model_argument.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 #include <sys/stat.h>
 
 #include "mhacfg/configurator/cli/cli_options.hpp"
@@ -28,9 +30,13 @@ ModelSpec resolve_model_argument(const std::string& arg) {
     const ModelSpec m = resolve_model(read_model_flags(ParsedArgs("compare", d, flags)));
     return m;
   }
+  // A preset's name always means the preset (a file or folder of that name here does not replace it;
+  // ./NAME reads such a file); another bare name is a config.json when a regular file of that name is here.
+  const std::vector<std::string> presets = model_preset_names();
+  const bool is_preset = std::find(presets.begin(), presets.end(), arg) != presets.end();
   struct stat st {};
   if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json") ||
-      (::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)))  // a folder named like a preset does not hide it
+      (!is_preset && ::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)))
     return load_hf_config(arg);
   return load_model_preset(arg);
 }

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "mhacfg/configurator/common/suggest.hpp"
 #include "mhacfg/costmodel/embedded.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -21,9 +23,12 @@ Profile load_profile(const std::string& name_or_path, const std::string& field) 
   struct stat st {};
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  // A bare name is a file only when a regular file of that name is here (a report folder named
-  // h100-sxm must not hide the shipped profile).
-  if (looks_like_path || (::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode))) {
+  // A shipped name always means the shipped profile: a file of that name in the working directory
+  // (planted, or a report folder) must not silently replace it; ./NAME reads such a file. Another
+  // bare name is a file when a regular file of that name is here.
+  const auto& shipped = embedded_device_profiles();
+  const bool is_shipped = std::any_of(shipped.begin(), shipped.end(), [&](const auto& f) { return f.name == name_or_path; });
+  if (looks_like_path || (!is_shipped && ::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode))) {
     const std::string text = read_file(name_or_path, field);
     return profile_from_json(parse_json(text, field + " " + name_or_path), name_or_path);
   }
