@@ -61,3 +61,27 @@ TEST_CASE("a file named like a model preset does not replace it in compare", "[i
   CHECK(mhacfg::resolve_model_argument("llama-3-8b").d_model == 4096);
   CHECK(mhacfg::resolve_model_argument("./llama-3-8b").d_model == 64);
 }
+
+TEST_CASE("calibrate refuses outputs that name an input or each other, before measuring", "[inputs][calibrate]") {
+  InFreshFolder here;
+  const std::string records = fixture("h200-torch.train.jsonl");
+  std::filesystem::copy_file(records, "m.jsonl");
+  const auto before = std::filesystem::file_size("m.jsonl");
+  // --out over --from would replace the measurements by a profile.
+  CliResult r = run({"calibrate", "--from", "m.jsonl", "--out", "./m.jsonl"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: --out = ./m.jsonl: is the file --from reads (m.jsonl): writing it would lose that input\n");
+  CHECK(std::filesystem::file_size("m.jsonl") == before);
+  // A link to the input is the same file.
+  std::filesystem::create_symlink("m.jsonl", "link.jsonl");
+  CHECK(run({"calibrate", "--from", "m.jsonl", "--out", "link.jsonl"}).code == 2);
+  // Two outputs on one file: only one could survive.
+  r = run({"calibrate", "--device", "cpu", "--quick", "--out", "p.json", "--save-measurements", "p.json"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "mhacfg: error: --save-measurements = p.json: is also --out's file: one output would replace the other\n");
+  CHECK_FALSE(std::filesystem::exists("p.json"));
+  // Distinct files are fine (a fit of the imported records).
+  r = run({"calibrate", "--from", "m.jsonl", "--out", "p.json", "--attention-backend", "cudnn,torch-bmm"});
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::file_size("m.jsonl") == before);
+}

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include "mhacfg/configurator/common/suggest.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -203,6 +204,30 @@ Workload read_workload(const ParsedArgs& a, Workload w) {
                      "must not exceed --context = " + std::to_string(w.context) +
                          (a.has("context") ? "" : " (the default)") + " (the decode context includes the prompt)");
   return read_deployment(a, w);
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
+  const fs::path x = fs::weakly_canonical(fs::absolute(a, ec), ec), y = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ec && x == y;
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector<FlagPath>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    for (const auto& [in_flag, in_path] : inputs)
+      if (same_file(path, in_path))
+        throw InputError(flag, path, "is the file " + in_flag + " reads (" + in_path + "): writing it would lose that input");
+    for (std::size_t j = 0; j < i; ++j)
+      if (same_file(path, outputs[j].second))
+        throw InputError(flag, path, "is also " + outputs[j].first + "'s file: one output would replace the other");
+  }
 }
 
 std::string read_out_dir(const ParsedArgs& a) {

@@ -368,8 +368,15 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     throw InputError("--name", name->empty() ? "(empty)" : *name, "a profile name is one line of printable text");
   // Every output path checked before minutes of measuring.
   check_output_path(path, "--out");
+  std::vector<FlagPath> inputs, outputs = {{"--out", path}};
   for (const char* key : {"save-measurements", "save-holdout"})
-    if (auto s = a.opt_str(key)) check_output_path(*s, std::string("--") + key);
+    if (auto s = a.opt_str(key)) {
+      check_output_path(*s, std::string("--") + key);
+      outputs.emplace_back(std::string("--") + key, *s);
+    }
+  if (auto from = a.opt_str("from")) inputs.emplace_back("--from", *from);
+  for (const std::string& h : a.list("holdout")) inputs.emplace_back("--holdout", h);
+  check_distinct_files(inputs, outputs);
   std::vector<std::string> notes;
   const Profile p = a.has("from") ? fit_imported(a, a.str("from"), notes) : calibrate_on_device(a, notes);
   // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -52,6 +53,12 @@ Workload read_workload(const ParsedArgs& a, Workload defaults);
 
 void add_format_option(po::options_description& d, const std::vector<Format>& allowed);
 Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed);
+// A flag and the path it names.
+using FlagPath = std::pair<std::string, std::string>;
+// Throws InputError when an output names the same file as an input or as another output (compared as
+// files: links and ./ spellings of one file are the same): writing it would lose the other.
+void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector<FlagPath>& outputs);
+
 // --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
 std::string read_out_dir(const ParsedArgs& a);
 
