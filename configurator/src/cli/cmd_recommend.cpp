@@ -101,10 +101,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   add_deployment_options(d, defaults.workload);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("recommend", d, args);
   const Format format = read_format(a, formats);
   const RecommendOptions o = read_recommend_options(a);
