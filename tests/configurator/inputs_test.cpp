@@ -34,7 +34,7 @@ void write(const std::string& name, const std::string& text) { std::ofstream(nam
 
 }  // namespace
 
-TEST_CASE("a file named like a shipped profile does not replace it; ./NAME reads the file", "[inputs]") {
+TEST_CASE("a file named like a shipped profile does not replace it, ./NAME reads the file", "[inputs]") {
   InFreshFolder here;
   const mhacfg::Profile shipped = mhacfg::load_profile("h100-sxm", "--target");
   // A planted profile of the same name, with another device and memory.

@@ -1,29 +1,15 @@
-// The recommender: real designs in the top three, each constraint, the quality rules, the ranking.
+// The recommender on shapes: real designs in the top three, the budget, tensor parallelism and kernel
+// constraints, rejections through the CLI, the ranking, MLA, the Pareto frontier and sparse designs.
 #include <catch2/catch.hpp>
 #include <map>
 
 #include "cli_test_util.hpp"
-#include "mhacfg/configurator/inputs/presets.hpp"
-#include "mhacfg/configurator/inputs/profiles.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
-#include "mhacfg/configurator/search/recommend.hpp"
-#include "mhacfg/costmodel/hf_config.hpp"
+#include "recommend_test_util.hpp"
 
 using namespace mhacfg;
 
 namespace {
-Recommendation rec(RecommendOptions o) { return recommend(o, load_profile(o.target, "--target")); }
-
-RecommendOptions shape(std::int64_t d, std::int64_t layers, std::int64_t seq) {
-  RecommendOptions o;
-  o.d_model = d;
-  o.layers = layers;
-  o.workload = o.workload.serving(seq);
-  return o;
-}
-
 bool top3_has(const Recommendation& r, AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
   for (std::size_t i = 0; i < r.ranked.size() && i < 3; ++i) {
     const AttentionSpec& a = r.ranked[i].spec.attention;
@@ -101,46 +87,6 @@ TEST_CASE("kernel support: head_dims outside the target's list are rejected", "[
   CHECK(other);
 }
 
-TEST_CASE("memory: weights plus KV fit, a given batch is honoured or rejected", "[recommend][constraints]") {
-  RecommendOptions o = shape(4096, 32, 8192);
-  o.target = "rtx-4090";  // 24 GB
-  o.batch = 4;
-  const Recommendation r = rec(o);
-  REQUIRE_FALSE(r.ranked.empty());
-  for (const auto& c : r.ranked) {
-    CHECK(c.batch == 4);
-    CHECK(c.memory_bytes_per_gpu <= 24e9 * 0.9);
-    CHECK(c.headroom_bytes >= 0);
-  }
-  o.batch = 64;
-  const Recommendation none = rec(o);
-  CHECK(none.ranked.empty());
-  REQUIRE(none.closest.has_value());
-  CHECK(none.closest_miss.find("batch 64 needs") != std::string::npos);
-}
-
-TEST_CASE("one memory rule: sequences of KV beside the served weights, in a fraction of the memory", "[recommend]") {
-  const ModelSpec m = load_model_preset("llama-3-8b");
-  const Profile p = load_profile("h100-sxm", "--target");
-  const Workload w = Workload{}.serving(8192);
-  const MemoryFit fit = fit_memory(m, w, p, 0.9);
-  const double weights = 8'030'261'248.0 * 2;  // bf16
-  const double kv = 131'072.0 * 8192;          // 128 KiB per token
-  CHECK(fit.budget_bytes == double(p.spec.memory_bytes) * 0.9);
-  CHECK(fit.weights_bytes_per_gpu == weights);
-  CHECK(fit.kv_bytes_per_seq_per_gpu == kv);
-  CHECK(fit.max_batch == static_cast<std::int64_t>((fit.budget_bytes - weights) / kv));
-  CHECK_FALSE(fit.unbounded);
-  CHECK(fit.batch_within(10) == std::min<std::int64_t>(10, fit.max_batch));
-  CHECK(fit.bytes_at(3) == weights + 3 * kv);
-  // Over tp 2 each GPU holds half the weights and half the KV heads: twice the room, half the sequence.
-  const MemoryFit two = fit_memory(m, w.with_tp(2), p, 0.9);
-  CHECK(two.kv_bytes_per_seq_per_gpu == kv / 2);
-  CHECK(two.max_batch > 2 * fit.max_batch);
-  // Weights that leave no room: not one sequence fits.
-  CHECK(fit_memory(load_model_preset("llama-3-70b"), w, p, 0.9).max_batch == 0);
-}
-
 TEST_CASE("notable rejections show one line per rule they failed", "[recommend][cli]") {
   // At d_model 3072 on h100-sxm (fast kernels at head_dim 64, 96, 128, 192, 256) the d_model-wide designs
   // of head_dim 32 and 48 both fail the same rule: one of them stands for the other.
@@ -206,37 +152,6 @@ TEST_CASE("nothing feasible exits 1 and names the closest candidate", "[recommen
   CHECK(mem["kv_bytes_per_gpu"].get<double>() == h["kv_cache"]["bytes_per_sequence_per_gpu"].get<double>());
 }
 
-TEST_CASE("quality rules follow the published ablations", "[recommend][quality]") {
-  auto risk = [](AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
-    AttentionSpec a{v, nq, nkv, hd, hd, false, false, false, false, false, false, {}};
-    return assess_quality(a).level;
-  };
-  CHECK(risk(AttentionVariant::mha, 32, 32, 128) == RiskLevel::none);
-  CHECK(risk(AttentionVariant::gqa, 32, 8, 128) == RiskLevel::low);     // GQA-8
-  CHECK(risk(AttentionVariant::gqa, 64, 8, 128) == RiskLevel::low);     // groups of 8
-  CHECK(risk(AttentionVariant::gqa, 12, 6, 64) == RiskLevel::low);      // groups of 2
-  CHECK(risk(AttentionVariant::gqa, 32, 4, 128) == RiskLevel::medium);  // fewer than 8 KV heads, groups of 8
-  CHECK(risk(AttentionVariant::gqa, 64, 2, 128) == RiskLevel::high);    // groups of 32: near MQA
-  CHECK(risk(AttentionVariant::mqa, 32, 1, 128) == RiskLevel::high);
-  CHECK(risk(AttentionVariant::gqa, 64, 8, 48) == RiskLevel::medium);   // head_dim < 64 raises a level
-  AttentionSpec mla{AttentionVariant::mla, 16, 16, 192, 128, false, false, false, false, false, false, {}};
-  mla.mla = MlaSpec{0, 512, 128, 64};
-  CHECK(assess_quality(mla).level == RiskLevel::low);  // DeepSeek-V2: latent 4 x 128
-  mla.mla.kv_lora_rank = 256;
-  CHECK(assess_quality(mla).level == RiskLevel::medium);
-  mla.mla.kv_lora_rank = 128;
-  CHECK(assess_quality(mla).level == RiskLevel::high);
-}
-
-TEST_CASE("the quality tolerance bounds the risk of every ranked candidate", "[recommend][quality]") {
-  for (auto q : {QualityTolerance::conservative, QualityTolerance::balanced, QualityTolerance::aggressive}) {
-    RecommendOptions o = shape(4096, 32, 8192);
-    o.quality = q;
-    o.top = 30;
-    for (const auto& c : rec(o).ranked) CHECK(c.risk.level <= max_risk(q));
-  }
-}
-
 TEST_CASE("objectives order the ranking by their metric", "[recommend][ranking]") {
   RecommendOptions o = shape(4096, 32, 8192);
   o.top = 20;
@@ -278,223 +193,6 @@ TEST_CASE("the Pareto frontier is non-dominated", "[recommend][ranking]") {
                               b.single.decode_step_ms < a.single.decode_step_ms || b.risk.level < a.risk.level);
       CHECK_FALSE(dominates);
     }
-}
-
-namespace {
-RecommendOptions of_model(const std::string& fixture, std::int64_t seq) {
-  RecommendOptions o;
-  o.base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + fixture + ".json");
-  o.workload = o.workload.serving(seq);
-  o.target = "h200-sxm-cudnn";
-  return o;
-}
-}  // namespace
-
-TEST_CASE("a model's attention is searched with the rest of the model kept, its own design ranked beside", "[recommend]") {
-  const RecommendOptions o = of_model("llama-3-8b", 8192);
-  const Recommendation r = rec(o);
-  CHECK(r.shape.d_model == 4096);
-  CHECK(r.shape.layers == 32);
-  CHECK(r.shape.budget == 8'030'261'248);  // the model's own count
-  REQUIRE(r.ranked.size() >= 3);
-  for (const auto& c : r.ranked) {
-    CHECK(c.spec.vocab_size == 128'256);  // Llama 3's vocabulary, untied, not the 32000 default
-    CHECK_FALSE(c.spec.tie_embeddings);
-    // The FFN width absorbs the attention's difference in steps of 64 (3 x 4096 x 32 x 64 parameters).
-    CHECK(std::llabs(c.counts.params.total - r.shape.budget) <= 3LL * 4096 * 32 * 32);
-  }
-  // Its own GQA 32/8 x 128 is ranked as the design of its class, with its own FFN (14336).
-  REQUIRE(r.base_design);
-  CHECK(r.base_verdict.empty());
-  CHECK(r.base_design->spec.ffn.ffn_dim == 14336);
-  CHECK(r.base_class_design == "gqa 32q/8kv x 128");
-  const Candidate* same = nullptr;
-  for (const auto& c : r.ranked)
-    if (c.spec.attention.num_q_heads == 32 && c.spec.attention.num_kv_heads == 8 && c.spec.attention.head_dim == 128) same = &c;
-  REQUIRE(same);
-  CHECK(same->rank == r.base_rank);
-  CHECK(same->at_batch.tokens_per_s == r.base_design->at_batch.tokens_per_s);
-  // Its predictions are the model's own: analyze's numbers at the same batch.
-  const Workload w{r.base_design->batch, 8192, 8192, DType::bf16, DType::bf16, 1};
-  CHECK(r.base_design->at_batch.tokens_per_s ==
-        Approx(predict_model(*o.base, w, Predictor(load_profile("h200-sxm-cudnn", "--target"))).tokens_per_s));
-  // Every other ranked design says what it changes against the model's own.
-  for (const auto& c : r.ranked) {
-    if (same == &c) continue;
-    bool against = false;
-    for (const auto& line : c.rationale) against |= line.rfind("Against llama-3-8b.json's own gqa 32q/8kv x 128: ", 0) == 0;
-    CHECK(against);
-  }
-}
-
-TEST_CASE("a MoE model holds the budget with its experts' width, a rejected own design says why", "[recommend]") {
-  RecommendOptions o = of_model("qwen3-30b-a3b", 32768);
-  const Recommendation strict = rec(o);  // 4 KV heads in groups of 8: medium risk, over conservative
-  REQUIRE(strict.base_design);
-  CHECK(strict.base_rank == 0);
-  CHECK(strict.base_verdict.rfind("quality risk medium exceeds --quality conservative", 0) == 0);
-  o.quality = QualityTolerance::balanced;
-  const Recommendation r = rec(o);
-  CHECK(r.base_verdict.empty());
-  CHECK(r.base_rank >= 1);
-  REQUIRE_FALSE(r.ranked.empty());
-  for (const auto& c : r.ranked) {
-    CHECK(c.spec.ffn.ffn_dim == 6144);             // the (unused) dense width is left alone
-    CHECK(c.spec.moe.num_routed_experts == 128);   // the experts are the model's
-    CHECK(c.spec.moe.expert_ffn_dim % 16 == 0);    // their width absorbs the attention's difference
-    CHECK(c.spec.attention.qk_norm);               // Qwen3's q/k norms carry over
-    CHECK(std::llabs(c.counts.params.total - r.shape.budget) <= 128LL * 3 * 2048 * 48 * 8);
-  }
-  // Gemma 3's windows (five sliding layers to one global) stay as the model has them.
-  const Recommendation g = rec(of_model("gemma-3-1b-it", 32768));
-  const ModelSpec base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/gemma-3-1b-it.json");
-  REQUIRE_FALSE(g.ranked.empty());
-  for (const auto& c : g.ranked)
-    for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window == base.layers[i].window);
-}
-
-TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cache per sequence", "[recommend]") {
-  RecommendOptions o = of_model("llama-4-scout-17b-16e-instruct", 131072);
-  o.workload.tp = 4;
-  const Recommendation r = rec(o);
-  REQUIRE_FALSE(r.ranked.empty());
-  for (const auto& c : r.ranked) {
-    std::int64_t chunked = 0;
-    for (const auto& l : c.spec.layers) chunked += l.chunk == 8192;
-    CHECK(chunked == 36);
-    // 36 layers hold 8192 tokens, 12 the whole context: per GPU under tp 4 (the KV heads split).
-    const double per_layer_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
-    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_layer_token * (36 * 8192 + 12 * 131072) / 4));
-    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 in 8192-token chunks, 12 global), "));
-  }
-  // Without local layers the sentence does not describe the layers.
-  const Recommendation plain = rec(of_model("llama-3-8b", 8192));
-  REQUIRE_FALSE(plain.ranked.empty());
-  CHECK(plain.ranked.front().rationale.front().find(" layers") == std::string::npos);
-}
-
-TEST_CASE("windows asked for by flags: every candidate and a model's own design keep them, and they cap the cache", "[recommend]") {
-  // A 7B budget at 32768 tokens with Gemma 3's pattern: 1024-token windows, every 6th layer global. Of 32
-  // layers 5 hold the whole context and 27 hold 1024 tokens, so each sequence holds a fraction
-  // (5 x 32768 + 27 x 1024) / (32 x 32768) of the full cache, and more sequences fit.
-  RecommendOptions o;
-  o.params = 7'000'000'000;
-  o.workload = o.workload.serving(32768);
-  o.target = "h200-sxm-cudnn";
-  o.top = 1000;
-  const Recommendation full = rec(o);
-  o.layer_pattern = {1024, std::nullopt, 6};
-  const Recommendation local = rec(o);
-  REQUIRE_FALSE(local.ranked.empty());
-  for (const auto& c : local.ranked) {
-    std::int64_t windowed = 0, global = 0;
-    for (const auto& l : c.spec.layers) (l.window == 1024 ? windowed : global) += 1;
-    CHECK(windowed == 27);
-    CHECK(global == 5);
-    const double per_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
-    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_token * (5 * 32768 + 27 * 1024)));
-  }
-  // The same design holds a larger batch with the windows than without them.
-  const auto find = [](const Recommendation& r, const AttentionSpec& a) -> const Candidate* {
-    for (const auto& c : r.ranked)
-      if (c.spec.attention.variant == a.variant && c.spec.attention.num_q_heads == a.num_q_heads &&
-          c.spec.attention.num_kv_heads == a.num_kv_heads && c.spec.attention.head_dim == a.head_dim)
-        return &c;
-    return nullptr;
-  };
-  const Candidate* dense = find(full, local.ranked.front().spec.attention);
-  REQUIRE(dense != nullptr);
-  CHECK(local.ranked.front().batch > dense->batch);
-  // A model given keeps its attention's own design beside the candidates, with the windows too.
-  RecommendOptions m = of_model("llama-3-8b", 32768);
-  m.layer_pattern = {4096, std::nullopt, std::nullopt};
-  const Recommendation mr = rec(m);
-  REQUIRE(mr.base_design);
-  CHECK(mr.base_design->spec.name == "llama-3-8b.json (modified)");
-  for (const auto& l : mr.base_design->spec.layers) CHECK(l.window == 4096);
-  // A global layer needs a local one to come from: the flag is named.
-  RecommendOptions bad = shape(2048, 16, 8192);
-  bad.layer_pattern.global_every = 4;
-  CHECK_THROWS_WITH(rec(bad), "--global-every = 4: no layer is local to make global (add --sliding-window or --attention-chunk)");
-}
-
-TEST_CASE("a sparse model whose layers share the top-k keeps the sharing in its sparse candidates only", "[recommend]") {
-  // Llama-3-8B given an indexer on every fourth layer (the other 24 share its top k), searched dense and
-  // sparse: each sparse candidate keeps the 24 sharing layers, each dense twin has none.
-  RecommendOptions o = of_model("llama-3-8b", 32768);
-  o.base->attention.indexer = IndexerSpec{64, 128, 2048};
-  for (std::size_t i = 0; i < o.base->layers.size(); ++i) o.base->layers[i].shared_topk = i % 4 != 0;
-  o.index_topk = 2048;
-  o.top = 1000;
-  const Recommendation r = rec(o);
-  std::size_t sparse = 0, dense = 0;
-  for (const auto& c : r.ranked) {
-    std::int64_t sharing = 0;
-    for (const auto& l : c.spec.layers) sharing += l.shared_topk;
-    if (c.spec.attention.sparse()) {
-      ++sparse;
-      CHECK(sharing == 24);
-      CHECK(c.spec.num_indexer_layers() == 8);
-    } else {
-      ++dense;
-      CHECK(sharing == 0);
-    }
-  }
-  CHECK(sparse > 0);
-  CHECK(dense > 0);
-}
-
-TEST_CASE("a hybrid model's linear-attention layers and output gate stay, its state joins each sequence's share", "[recommend]") {
-  RecommendOptions o = of_model("qwen3-next-80b-a3b-instruct", 65536);
-  o.workload.tp = 2;
-  o.quality = QualityTolerance::balanced;
-  const Recommendation r = rec(o);
-  REQUIRE_FALSE(r.ranked.empty());
-  REQUIRE(r.base_design);
-  for (const auto& c : r.ranked) {
-    CHECK(c.spec.num_attention_layers() == 12);
-    CHECK(c.spec.attention.output_gate);
-    const KvCacheCounts& kv = c.counts.kv_cache;
-    // 12 softmax layers hold the context, 36 linear layers a fixed bf16 state, split over 2 GPUs.
-    CHECK(kv.state_bytes_per_sequence == 36 * (32 * 128 * 128 + 8192 * 3) * 2);
-    const double kv_per_gpu = double(kv.bytes_per_token_per_layer) * 12 * 65536 /
-                              double(std::min<std::int64_t>(c.spec.attention.num_kv_heads, 2));
-    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(kv_per_gpu + double(kv.state_bytes_per_sequence) / 2));
-    CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 Gated DeltaNet, 12 global), "));
-    CHECK_THAT(c.rationale.front(), Catch::Contains(" of it linear-attention state, bf16)"));
-    CHECK_THAT(c.rationale[1], Catch::Contains("(calibrated, linear attention roofline"));
-  }
-  // Each candidate's parameters hold the model's budget: the experts' width absorbs the attention's difference.
-  for (const auto& c : r.ranked) CHECK(std::abs(double(c.counts.params.total) / 79'674'391'296.0 - 1) < 0.01);
-}
-
-TEST_CASE("a model that does not fit is reported with its own sizes and the reason", "[recommend][constraints]") {
-  RecommendOptions o = of_model("llama-3-70b", 8192);  // 141 GB of bf16 weights on one 141 GB H200
-  const Recommendation r = rec(o);
-  CHECK(r.ranked.empty());
-  REQUIRE(r.base_design);
-  CHECK(r.base_rank == 0);
-  CHECK(r.base_verdict.rfind("weights 131.4 GiB + one sequence's KV 2.50 GiB exceed", 0) == 0);
-  CHECK(r.base_design->counts.params.total == 70'553'706'496);  // counted although rejected
-  CHECK(r.base_design->single.decode_step_ms > 0);
-  o.workload.tp = 2;  // split over two GPUs it fits, and its own design is ranked
-  const Recommendation two = rec(o);
-  CHECK(two.base_verdict.empty());
-  CHECK(two.base_rank >= 1);
-}
-
-TEST_CASE("serving a multimodal checkpoint holds its vision encoder's weights too", "[recommend][constraints]") {
-  // Gemma-3-4B: 3,880,263,168 language-model parameters and a 419,816,304-parameter SigLIP encoder
-  // with its projector, in bf16 on one GPU.
-  const Recommendation r = rec(of_model("gemma-3-4b-pt", 32768));
-  REQUIRE(r.base_design);
-  CHECK(r.base_design->weights_bytes_per_gpu == Approx((3'880'263'168.0 + 419'816'304.0) * 2));
-  for (const auto& c : r.ranked)
-    CHECK(c.weights_bytes_per_gpu == Approx(double(c.counts.params.total + c.counts.params.vision) * 2));
-  // DeepSeek-V3's MTP module is loaded only for speculative decoding: not in the served weights.
-  const ParamCounts v3 = count_params(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/deepseek-v3.json"));
-  // Its down-projections, routers and norms are whole on every GPU; the rest is split.
-  CHECK(served_weight_bytes_per_gpu(v3, DType::fp8, 8) == Approx(double(v3.total - v3.replicated) / 8 + double(v3.replicated)));
 }
 
 TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts sparse wins, said against its twin",

@@ -196,50 +196,58 @@ TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_confi
   CHECK(count_kv_cache(k, w).bytes_per_token == 576 * 61 * 2);  // the same latent as DeepSeek-V3
 }
 
-TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a shared one, the vision encoder beside the total", "[hf_config][kv]") {
-  struct Case {
-    const char* file;
-    std::int64_t checkpoint;  // the Hub's total (PUBLISHED.md)
-    std::int64_t text;        // the language model alone (third-party splits, PUBLISHED.md)
-    std::int64_t experts;
-    std::size_t moe_step;     // interleave_moe_layer_step
-  };
+namespace {
+struct Llama4Checkpoint {
+  const char* file;
+  std::int64_t checkpoint;  // the Hub's total (PUBLISHED.md)
+  std::int64_t text;        // the language model alone (third-party splits, PUBLISHED.md)
+  std::int64_t experts;
+  std::size_t moe_step;     // interleave_moe_layer_step
+};
+
+// One Llama 4 checkpoint: its totals, chunked and global layers, experts and the cache at a long context.
+void check_llama4_checkpoint(const Llama4Checkpoint& c) {
   const std::int64_t h = 5120, expert = 3 * h * 8192, dense = 3 * h * 16384;
-  for (const Case c : {Case{"llama-4-scout-17b-16e-instruct", 108'641'793'536, 107'769'861'120, 16, 1},
-                       Case{"llama-4-maverick-17b-128e-instruct", 401'583'781'376, 400'711'848'960, 128, 2}}) {
-    INFO(c.file);
-    const ModelSpec m = fixture(c.file);
-    const ParamCounts p = count_params(m);
-    CHECK(p.total == c.text);
-    CHECK(p.total + p.vision == c.checkpoint);
-    CHECK(p.vision == 871'932'416);
-    CHECK(m.family == "llama4");
-    CHECK(m.extra.vision.kind == VisionKind::llama4);
-    CHECK_FALSE(m.attention.qk_norm);  // Llama4TextL2Norm has no weights
-    CHECK(m.attention.head_dim == 128);
-    CHECK(m.moe.num_routed_experts == c.experts);
-    CHECK(shared_ffn_width(m.moe) == 8192);  // the shared expert is intermediate_size wide
-    CHECK(m.ffn.ffn_dim == 16384);           // dense layers: intermediate_size_mlp
-    std::int64_t sparse = 0;
-    for (std::size_t i = 0; i < m.layers.size(); ++i) {
-      CHECK(m.layers[i].chunk == ((i + 1) % 4 != 0 ? 8192 : 0));  // NoPE every fourth layer, global
-      CHECK(m.layers[i].window == 0);
-      CHECK(m.layers[i].moe == ((i + 1) % c.moe_step == 0));
-      sparse += m.layers[i].moe;
-    }
-    // Active: the embedding, the head, attention and norms everywhere, one routed and the shared
-    // expert (and the router) on sparse layers, the dense FFN elsewhere: "17B active".
-    const std::int64_t attention_and_norms = 48 * (p.attention_per_layer + 2 * h) + h;
-    CHECK(p.active == p.embedding + p.lm_head + attention_and_norms + sparse * (2 * expert + h * c.experts) +
-                          (48 - sparse) * dense);
-    CHECK(std::llround(double(p.active) / 1e9) == 17);
-    // At a 131072-token context the 36 chunked layers hold 8192 tokens each.
-    Workload w;
-    w.context = 131072;
-    const KvCacheCounts kv = count_kv_cache(m, w);
-    CHECK(kv.layer_tokens == 36 * 8192 + 12 * 131072);
-    CHECK(kv.bytes_per_token_beyond_window == 12 * 8 * 256 * 2);
+  INFO(c.file);
+  const ModelSpec m = fixture(c.file);
+  const ParamCounts p = count_params(m);
+  CHECK(p.total == c.text);
+  CHECK(p.total + p.vision == c.checkpoint);
+  CHECK(p.vision == 871'932'416);
+  CHECK(m.family == "llama4");
+  CHECK(m.extra.vision.kind == VisionKind::llama4);
+  CHECK_FALSE(m.attention.qk_norm);  // Llama4TextL2Norm has no weights
+  CHECK(m.attention.head_dim == 128);
+  CHECK(m.moe.num_routed_experts == c.experts);
+  CHECK(shared_ffn_width(m.moe) == 8192);  // the shared expert is intermediate_size wide
+  CHECK(m.ffn.ffn_dim == 16384);           // dense layers: intermediate_size_mlp
+  std::int64_t sparse = 0;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    CHECK(m.layers[i].chunk == ((i + 1) % 4 != 0 ? 8192 : 0));  // NoPE every fourth layer, global
+    CHECK(m.layers[i].window == 0);
+    CHECK(m.layers[i].moe == ((i + 1) % c.moe_step == 0));
+    sparse += m.layers[i].moe;
   }
+  // Active: the embedding, the head, attention and norms everywhere, one routed and the shared
+  // expert (and the router) on sparse layers, the dense FFN elsewhere: "17B active".
+  const std::int64_t attention_and_norms = 48 * (p.attention_per_layer + 2 * h) + h;
+  CHECK(p.active == p.embedding + p.lm_head + attention_and_norms + sparse * (2 * expert + h * c.experts) +
+                        (48 - sparse) * dense);
+  CHECK(std::llround(double(p.active) / 1e9) == 17);
+  // At a 131072-token context the 36 chunked layers hold 8192 tokens each.
+  Workload w;
+  w.context = 131072;
+  const KvCacheCounts kv = count_kv_cache(m, w);
+  CHECK(kv.layer_tokens == 36 * 8192 + 12 * 131072);
+  CHECK(kv.bytes_per_token_beyond_window == 12 * 8 * 256 * 2);
+}
+}  // namespace
+
+TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a shared one, the vision encoder beside the total", "[hf_config][kv]") {
+  const std::int64_t h = 5120, expert = 3 * h * 8192, dense = 3 * h * 16384;
+  for (const Llama4Checkpoint& c : {Llama4Checkpoint{"llama-4-scout-17b-16e-instruct", 108'641'793'536, 107'769'861'120, 16, 1},
+                                    Llama4Checkpoint{"llama-4-maverick-17b-128e-instruct", 401'583'781'376, 400'711'848'960, 128, 2}})
+    check_llama4_checkpoint(c);
   // The text model alone (Llama4ForCausalLM) has no vision part.
   const nlohmann::json scout = nlohmann::json::parse(
       read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-4-scout-17b-16e-instruct.json", "fixture"));

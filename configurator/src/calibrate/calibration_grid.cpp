@@ -148,104 +148,100 @@ void add_indexer_cpu(std::vector<MeasurementRecord>& g, bool quick) {
   g.push_back(indexer(1, 1024, 1024, 64, 64, 2048));
 }
 
-}  // namespace
-
-MeasurementRecord speed_check_prefill(GridDevice device) {
-  if (device == GridDevice::cpu) return attention(Phase::prefill, 1, 2048, 2048, 16, 4, 128, true, DType::fp32);
-  return attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true, DType::bf16);
-}
-
-MeasurementRecord speed_check_decode(GridDevice device) {
-  // CPU: 4 x 32768 tokens x 8 KV heads x 256 values x 4 bytes = 1 GiB of fp32 KV (> 256 MiB).
-  if (device == GridDevice::cpu) return attention(Phase::decode, 4, 1, 32768, 32, 8, 128, false, DType::fp32);
-  return attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false, DType::bf16);
-}
-
-std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
-  std::vector<MeasurementRecord> g;
-  if (device == GridDevice::cpu) {
-    // Every call stays near or under ~25 ms on one core: on shared machines whose other tenants
-    // slow every core for ~80 ms of each ~200 ms, longer calls never run clean (see bench.hpp).
-    const DType f32 = DType::fp32;
-    // Prefill: head_dim 64/128/256, groups 1/4 (K/V tiles are shared across a group), causal and
-    // not, short to long.
-    const std::vector<std::int64_t> lens = quick ? std::vector<std::int64_t>{256, 1024}
-                                                 : std::vector<std::int64_t>{256, 512, 1024, 1536};
-    for (std::int64_t len : lens)
-      for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}}) {
-        g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, true, f32));
-        if (len <= 512) g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, false, f32));
-      }
-    for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 128}})
-      g.push_back(attention(Phase::prefill, 1, 768, 768, nq, nkv, hd, false, f32));
-    g.push_back(attention(Phase::prefill, 2, 384, 384, 16, 16, 64, true, f32));
-    // head_dim 256 in groups of 2: without it, 8 query / 4 KV heads at 300 tokens (held-out set 2)
-    // was predicted 14-17 % fast from the group-4 head_dim-256 shapes alone.
-    g.push_back(attention(Phase::prefill, 1, 256, 256, 8, 4, 256, false, f32));
-    {  // a sliding window (keys [pos - 383, pos])
-      MeasurementRecord w = attention(Phase::prefill, 1, 1024, 1024, 8, 2, 64, true, f32);
-      w.attention().window = 384;
-      w.json = record_to_json(w);
-      g.push_back(w);
+// Attention prefill on the CPU: head_dim 64/128/256, groups 1/4 (K/V tiles are shared across a
+// group), causal and not, short to long.
+void add_prefill_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  const DType f32 = DType::fp32;
+  const std::vector<std::int64_t> lens = quick ? std::vector<std::int64_t>{256, 1024}
+                                               : std::vector<std::int64_t>{256, 512, 1024, 1536};
+  for (std::int64_t len : lens)
+    for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 64}, std::tuple{8, 2, 128}, std::tuple{4, 1, 256}}) {
+      g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, true, f32));
+      if (len <= 512) g.push_back(attention(Phase::prefill, 1, len, len, nq, nkv, hd, false, f32));
     }
-    if (!quick) g.push_back(attention(Phase::prefill, 2, 512, 512, 16, 2, 128, true, f32));
-    // Decode: batch 1..8, KV 1k..16k, groups 1/2/4/8/16, head_dim 64/128/256, fp32 and bf16 KV,
-    // in cache and well beyond it.
-    // --quick measures the same shapes as the full grid at half the batch (calls of at most ~16 ms
-    // instead of ~35): with the 23 decode records it had before, its nine decode parameters were
-    // unstable (held-out medians 2.7-6.0 % over eleven runs on the development VM).
-    for (std::int64_t kv : {1024, 4096, 16384})
-      for (std::int64_t batch : quick ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1, 4})
-        for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256}})
-          g.push_back(attention(Phase::decode, kv == 1024 ? 4 * batch : batch, 1, kv, nq, nkv, hd, false, f32));
-    for (std::int64_t kv : {2048, 8192}) {
-      g.push_back(attention(Phase::decode, 2, 1, kv, 32, 16, 64, false, f32));  // groups of 2
-      g.push_back(attention(Phase::decode, 4, 1, kv, 16, 2, 128, false, f32));
-      g.push_back(attention(Phase::decode, 1, 1, kv, 32, 4, 64, false, f32));
-    }
-    g.push_back(attention(Phase::decode, 2, 1, 4096, 16, 1, 128, false, f32));  // groups of 16
-    g.push_back(attention(Phase::decode, 1, 1, 8192, 32, 2, 64, false, f32));
-    g.push_back(attention(Phase::decode, 2, 1, 8192, 32, 1, 128, false, f32));  // MQA: 32 rows
-    g.push_back(attention(Phase::decode, 2, 1, 6144, 24, 4, 128, false, f32));  // groups of 6
-    g.push_back(attention(Phase::decode, 2, 1, 4096, 28, 4, 128, false, f32));  // 7: blocks of 4, 2 and 1 rows
-    g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
-    g.push_back(attention(Phase::decode, 4, 1, 2048, 16, 4, 128, false, DType::bf16));  // bf16 near the cache's size
-    g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
-    // Odd KV-head counts: token rows of 3 KB (6 KV heads x 128, 12 x 64) and 5 KV heads in bf16.
-    g.push_back(attention(Phase::decode, 2, 1, 4096, 24, 6, 128, false, f32));
-    g.push_back(attention(Phase::decode, 2, 1, 4096, 48, 12, 64, false, f32));
-    g.push_back(attention(Phase::decode, 1, 1, 8192, 20, 5, 128, false, DType::bf16));
-    // Several query positions (speculative decoding): 4 x group 4 = 16 rows, and bf16 at 2 x 8.
-    g.push_back(attention(Phase::decode, 2, 4, 4096, 32, 8, 128, true, f32));
-    g.push_back(attention(Phase::decode, 1, 2, 8192, 16, 2, 128, true, DType::bf16));
-    // MLA absorbed decode: latent 512 (+64) and 256, 16 and 128 heads.
-    for (std::int64_t kv : {1024, 8192})
-      for (std::int64_t nq : {16, 128}) g.push_back(mla(kv == 1024 ? 4 : 1, kv, nq, 512, f32));
-    g.push_back(mla(2, 4096, 16, 256, f32));
-    g.push_back(mla(1, 2048, 64, 512, f32));
-    g.push_back(mla(2, 4096, 32, 512, f32));
-    if (!quick) {
-      g.push_back(mla(8, 2048, 16, 512, f32));
-      g.push_back(mla(1, 16384, 32, 256, f32));
-    }
-    // GEMMs of projection shapes: decode (m small) to prefill (m large), up to ~2 GFLOP.
-    // m = 1, 4 and 16 run the skinny kernel (one, one and four passes over B), from 64 on Eigen's.
-    for (std::int64_t m : {1, 4, 16, 64, 256, 1024})
-      for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048}})
-        if (2 * m * n * k <= (std::int64_t{1} << 31) + 1) g.push_back(gemm(m, n, k, f32));
-    g.push_back(gemm(32, 3072, 1024, f32));  // Eigen's GEMM at its fewest rows: it packs B for 32
-    // The skinny kernel at 2 (one 2-row pass), 8 (two passes) and 12 rows (three), and streaming
-    // weights far beyond the cache (100 MB and 67 MB, a d_model-4096 block's QKV and O).
-    for (std::int64_t m : {2, 8, 12}) g.push_back(gemm(m, 3072, 1024, f32));
-    g.push_back(gemm(1, 6144, 4096, f32));
-    g.push_back(gemm(4, 4096, 4096, f32));
-    g.push_back(gemm(2048, 512, 1024, f32));
-    if (!quick)
-      for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));
-    add_linear_cpu(g, quick);
-    add_indexer_cpu(g, quick);
-    return g;
+  for (auto [nq, nkv, hd] : {std::tuple{8, 8, 64}, std::tuple{8, 2, 128}})
+    g.push_back(attention(Phase::prefill, 1, 768, 768, nq, nkv, hd, false, f32));
+  g.push_back(attention(Phase::prefill, 2, 384, 384, 16, 16, 64, true, f32));
+  // head_dim 256 in groups of 2: without it, 8 query / 4 KV heads at 300 tokens (held-out set 2)
+  // was predicted 14-17 % fast from the group-4 head_dim-256 shapes alone.
+  g.push_back(attention(Phase::prefill, 1, 256, 256, 8, 4, 256, false, f32));
+  {  // a sliding window (keys [pos - 383, pos])
+    MeasurementRecord w = attention(Phase::prefill, 1, 1024, 1024, 8, 2, 64, true, f32);
+    w.attention().window = 384;
+    w.json = record_to_json(w);
+    g.push_back(w);
   }
+  if (!quick) g.push_back(attention(Phase::prefill, 2, 512, 512, 16, 2, 128, true, f32));
+}
+
+// Attention decode on the CPU: batch 1..8, KV 1k..16k, groups 1/2/4/8/16, head_dim 64/128/256, fp32
+// and bf16 KV, in cache and well beyond it.
+void add_decode_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  const DType f32 = DType::fp32;
+  // --quick measures the same shapes as the full grid at half the batch (calls of at most ~16 ms
+  // instead of ~35): with the 23 decode records it had before, its nine decode parameters were
+  // unstable (held-out medians 2.7-6.0 % over eleven runs on the development VM).
+  for (std::int64_t kv : {1024, 4096, 16384})
+    for (std::int64_t batch : quick ? std::vector<std::int64_t>{1, 2} : std::vector<std::int64_t>{1, 4})
+      for (auto [nq, nkv, hd] : {std::tuple{16, 16, 64}, std::tuple{32, 8, 128}, std::tuple{32, 4, 128}, std::tuple{8, 1, 256}})
+        g.push_back(attention(Phase::decode, kv == 1024 ? 4 * batch : batch, 1, kv, nq, nkv, hd, false, f32));
+  for (std::int64_t kv : {2048, 8192}) {
+    g.push_back(attention(Phase::decode, 2, 1, kv, 32, 16, 64, false, f32));  // groups of 2
+    g.push_back(attention(Phase::decode, 4, 1, kv, 16, 2, 128, false, f32));
+    g.push_back(attention(Phase::decode, 1, 1, kv, 32, 4, 64, false, f32));
+  }
+  g.push_back(attention(Phase::decode, 2, 1, 4096, 16, 1, 128, false, f32));  // groups of 16
+  g.push_back(attention(Phase::decode, 1, 1, 8192, 32, 2, 64, false, f32));
+  g.push_back(attention(Phase::decode, 2, 1, 8192, 32, 1, 128, false, f32));  // MQA: 32 rows
+  g.push_back(attention(Phase::decode, 2, 1, 6144, 24, 4, 128, false, f32));  // groups of 6
+  g.push_back(attention(Phase::decode, 2, 1, 4096, 28, 4, 128, false, f32));  // 7: blocks of 4, 2 and 1 rows
+  g.push_back(attention(Phase::decode, 4, 1, 8192, 32, 8, 128, false, DType::bf16));  // bf16 KV storage
+  g.push_back(attention(Phase::decode, 4, 1, 2048, 16, 4, 128, false, DType::bf16));  // bf16 near the cache's size
+  g.push_back(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false, DType::bf16));
+  // Odd KV-head counts: token rows of 3 KB (6 KV heads x 128, 12 x 64) and 5 KV heads in bf16.
+  g.push_back(attention(Phase::decode, 2, 1, 4096, 24, 6, 128, false, f32));
+  g.push_back(attention(Phase::decode, 2, 1, 4096, 48, 12, 64, false, f32));
+  g.push_back(attention(Phase::decode, 1, 1, 8192, 20, 5, 128, false, DType::bf16));
+  // Several query positions (speculative decoding): 4 x group 4 = 16 rows, and bf16 at 2 x 8.
+  g.push_back(attention(Phase::decode, 2, 4, 4096, 32, 8, 128, true, f32));
+  g.push_back(attention(Phase::decode, 1, 2, 8192, 16, 2, 128, true, DType::bf16));
+}
+
+// MLA absorbed decode on the CPU: latent 512 (+64) and 256, 16 and 128 heads.
+void add_mla_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  const DType f32 = DType::fp32;
+  for (std::int64_t kv : {1024, 8192})
+    for (std::int64_t nq : {16, 128}) g.push_back(mla(kv == 1024 ? 4 : 1, kv, nq, 512, f32));
+  g.push_back(mla(2, 4096, 16, 256, f32));
+  g.push_back(mla(1, 2048, 64, 512, f32));
+  g.push_back(mla(2, 4096, 32, 512, f32));
+  if (!quick) {
+    g.push_back(mla(8, 2048, 16, 512, f32));
+    g.push_back(mla(1, 16384, 32, 256, f32));
+  }
+}
+
+// GEMMs of projection shapes on the CPU: decode (m small) to prefill (m large), up to ~2 GFLOP.
+// m = 1, 4 and 16 run the skinny kernel (one, one and four passes over B), from 64 on Eigen's.
+void add_gemm_cpu(std::vector<MeasurementRecord>& g, bool quick) {
+  const DType f32 = DType::fp32;
+  for (std::int64_t m : {1, 4, 16, 64, 256, 1024})
+    for (auto [n, k] : {std::pair{1024, 1024}, std::pair{3072, 1024}, std::pair{1024, 4096}, std::pair{4096, 2048}})
+      if (2 * m * n * k <= (std::int64_t{1} << 31) + 1) g.push_back(gemm(m, n, k, f32));
+  g.push_back(gemm(32, 3072, 1024, f32));  // Eigen's GEMM at its fewest rows: it packs B for 32
+  // The skinny kernel at 2 (one 2-row pass), 8 (two passes) and 12 rows (three), and streaming
+  // weights far beyond the cache (100 MB and 67 MB, a d_model-4096 block's QKV and O).
+  for (std::int64_t m : {2, 8, 12}) g.push_back(gemm(m, 3072, 1024, f32));
+  g.push_back(gemm(1, 6144, 4096, f32));
+  g.push_back(gemm(4, 4096, 4096, f32));
+  g.push_back(gemm(2048, 512, 1024, f32));
+  if (!quick)
+    for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));
+}
+
+// The CUDA grid: attention prefill and decode, MLA decode, GEMMs and linear attention's decode step.
+std::vector<MeasurementRecord> cuda_grid() {
+  std::vector<MeasurementRecord> g;
   const DType bf = DType::bf16;
   for (std::int64_t len : {1024, 4096, 16384})
     for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{16, 16, 64}, std::tuple{16, 4, 256}, std::tuple{64, 8, 128}})
@@ -279,6 +275,33 @@ std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
   }
   g.push_back(linear(LinearKind::gated_deltanet, 16, 1, 4, 8, 64, 64, bf));
   g.push_back(linear(LinearKind::mamba2, 512, 1, 2, 32, 64, 128, bf));
+  return g;
+}
+
+}  // namespace
+
+MeasurementRecord speed_check_prefill(GridDevice device) {
+  if (device == GridDevice::cpu) return attention(Phase::prefill, 1, 2048, 2048, 16, 4, 128, true, DType::fp32);
+  return attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true, DType::bf16);
+}
+
+MeasurementRecord speed_check_decode(GridDevice device) {
+  // CPU: 4 x 32768 tokens x 8 KV heads x 256 values x 4 bytes = 1 GiB of fp32 KV (> 256 MiB).
+  if (device == GridDevice::cpu) return attention(Phase::decode, 4, 1, 32768, 32, 8, 128, false, DType::fp32);
+  return attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false, DType::bf16);
+}
+
+std::vector<MeasurementRecord> calibration_grid(GridDevice device, bool quick) {
+  if (device != GridDevice::cpu) return cuda_grid();
+  // Every call stays near or under ~25 ms on one core: on shared machines whose other tenants
+  // slow every core for ~80 ms of each ~200 ms, longer calls never run clean (see bench.hpp).
+  std::vector<MeasurementRecord> g;
+  add_prefill_cpu(g, quick);
+  add_decode_cpu(g, quick);
+  add_mla_cpu(g, quick);
+  add_gemm_cpu(g, quick);
+  add_linear_cpu(g, quick);
+  add_indexer_cpu(g, quick);
   return g;
 }
 

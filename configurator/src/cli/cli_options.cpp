@@ -1,5 +1,6 @@
 #include "mhacfg/configurator/cli/cli_options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -234,6 +235,13 @@ std::string read_out_dir(const ParsedArgs& a) {
   const std::string dir = a.opt_str("out-dir").value_or("");
   if (a.has("out-dir") && dir.empty()) throw InputError("--out-dir", "(empty)", "needs a folder");
   return dir;
+}
+
+bool print_help(const po::options_description& d, const std::vector<std::string>& args, std::ostream& out) {
+  const bool asked = std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+  if (!asked) return false;
+  out << d << "\n";
+  return true;
 }
 
 void add_format_option(po::options_description& d, const std::vector<Format>& allowed) {

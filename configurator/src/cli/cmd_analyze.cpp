@@ -12,12 +12,6 @@
 
 namespace mhacfg {
 
-bool wants_help(const Args& args) {
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
 std::string tool_version() { return MHACFG_VERSION; }
 
 int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
@@ -29,10 +23,7 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
       ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("analyze", d, args);
   const Format format = read_format(a, formats);
   const ModelSpec m = resolve_model(read_model_flags(a));
@@ -59,10 +50,7 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
   po::options_description d("mhacfg profiles [show NAME|FILE]: list device profiles with provenance, or show one");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help")("args", po::value<std::vector<std::string>>(), "show NAME");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   po::positional_options_description pos;
   pos.add("args", -1);
   const ParsedArgs a("profiles", d, args, &pos);

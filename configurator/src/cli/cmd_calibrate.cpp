@@ -311,10 +311,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
       ("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("bench", d, args);
   if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
   const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
@@ -346,10 +343,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005)");
   add_format_option(d, kSummaryFormats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("calibrate", d, args);
   const Format format = read_format(a, kSummaryFormats);
   if (!a.has("out")) throw InputError("--out", "(missing)", "calibrate needs --out PROFILE.json");
@@ -398,10 +392,7 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "records (JSON Lines)")
       ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
       ("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
@@ -420,10 +411,7 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
   const Format format = read_format(a, formats);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");

@@ -23,10 +23,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
       ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   // The models are positional: an option only the parser sees, not listed by --help.
   po::options_description all;
   all.add(d).add_options()("models", po::value<std::vector<std::string>>(), "models to compare");

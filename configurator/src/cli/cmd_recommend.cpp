@@ -28,6 +28,48 @@ std::vector<AttentionVariant> parse_variants(const std::string& text) {
   return out;
 }
 
+// The search's options from the parsed flags; a model from --hf-config or --model is searched with the
+// rest of it kept.
+RecommendOptions read_recommend_options(const ParsedArgs& a) {
+  RecommendOptions o;
+  if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
+  o.d_model = a.opt_int("d-model");
+  o.layers = a.opt_int("layers");
+  if (a.has("context") && a.has("seq")) throw InputError("--seq", a.str("seq"), "is --context's earlier name: give one of them");
+  if (auto v = a.opt_int(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
+  o.workload = read_deployment(a, o.workload);
+  if (auto v = a.opt_str("target")) o.target = *v;
+  o.batch = a.opt_int("batch");
+  if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
+  if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
+  if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
+  if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
+  o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
+  if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
+  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  if (auto v = a.opt_int("vocab")) o.vocab = *v;
+  const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
+  if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
+  if (hf || preset) {
+    if (auto v = a.opt_str("vocab")) throw InputError("--vocab", *v, "comes from the model given with --hf-config or --model");
+    o.base = hf ? load_hf_config(*hf) : load_model_preset(*preset);
+  }
+  return o;
+}
+
+// The report's plots over the ranked designs at the first one's batch.
+std::vector<SvgPlot> recommend_plots(const Recommendation& rec) {
+  std::vector<PlotModel> models;
+  for (const auto& cand : rec.ranked)
+    models.push_back({"#" + std::to_string(cand.rank) + " " + design_label(cand.spec.attention, LabelStyle::heads),
+                      cand.spec, cand.rank == 1});
+  const RecommendOptions& o = rec.options;
+  const Workload w = o.workload.with_batch(rec.ranked.empty() ? 1 : rec.ranked.front().batch);
+  return {kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
+          decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
+          roofline_plot(rec.profile, models, w)};
+}
+
 }  // namespace
 
 int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
@@ -59,50 +101,14 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   add_deployment_options(d, defaults.workload);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
-  if (wants_help(args)) {
-    out << d << "\n";
-    return kExitOk;
-  }
+  if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("recommend", d, args);
   const Format format = read_format(a, formats);
-  RecommendOptions o;
-  if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
-  o.d_model = a.opt_int("d-model");
-  o.layers = a.opt_int("layers");
-  if (a.has("context") && a.has("seq")) throw InputError("--seq", a.str("seq"), "is --context's earlier name: give one of them");
-  if (auto v = a.opt_int(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
-  o.workload = read_deployment(a, o.workload);
-  if (auto v = a.opt_str("target")) o.target = *v;
-  o.batch = a.opt_int("batch");
-  if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
-  if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
-  if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
-  if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
-  o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
-  if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
-  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
-  if (auto v = a.opt_int("vocab")) o.vocab = *v;
-  const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
-  if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
-  if (hf || preset) {
-    if (auto v = a.opt_str("vocab")) throw InputError("--vocab", *v, "comes from the model given with --hf-config or --model");
-    o.base = hf ? load_hf_config(*hf) : load_model_preset(*preset);
-  }
+  const RecommendOptions o = read_recommend_options(a);
   const Profile profile = load_profile(o.target, "--target");
   const Recommendation r = recommend(o, profile);
   const Report rep = recommend_report(r);
-  auto make = [&r] {
-    const Recommendation& rec = r;
-    std::vector<PlotModel> models;
-    for (const auto& cand : rec.ranked)
-      models.push_back({"#" + std::to_string(cand.rank) + " " + design_label(cand.spec.attention, LabelStyle::heads),
-                        cand.spec, cand.rank == 1});
-    const RecommendOptions& o = rec.options;
-    const Workload w = o.workload.with_batch(rec.ranked.empty() ? 1 : rec.ranked.front().batch);
-    return std::vector<SvgPlot>{kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
-                                decode_vs_batch_plot(models, w, rec.profile, o.memory_fraction), pareto_plot(rec),
-                                roofline_plot(rec.profile, models, w)};
-  };
+  auto make = [&r] { return recommend_plots(r); };
   emit(rep, format, read_out_dir(a), make, out);
   if (r.ranked.empty()) {
     err << "mhacfg: infeasible: no candidate satisfies the constraints";

@@ -44,7 +44,8 @@ struct LayerPattern {
 };
 }  // namespace
 
-nlohmann::json model_json(const ModelSpec& m) {
+namespace {
+nlohmann::json attention_json(const ModelSpec& m) {
   const AttentionSpec& a = m.attention;
   nlohmann::json attn = {{"variant", std::string(to_string(a.variant))},
                          {"num_q_heads", a.num_q_heads},
@@ -68,9 +69,57 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (a.sparse())
     attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk},
                        {"layers", m.num_indexer_layers()}};
+  return attn;
+}
+
+nlohmann::json layer_pattern_json(const ModelSpec& m) {
+  const LayerPattern pattern(m);
+  return {{"full_attention_layers", pattern.global},
+          {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
+          {"windows", LayerPattern::sizes(pattern.windows)},
+          {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
+          {"chunks", LayerPattern::sizes(pattern.chunks)},
+          {"linear_attention_layers", pattern.linear},
+          {"parallel_layers", pattern.parallel},
+          {"ffn_only_layers", pattern.ffn_only}};
+}
+
+nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
+  return {{"moe_layers", moe_layers},
+          {"num_routed_experts", m.moe.num_routed_experts},
+          {"num_shared_experts", m.moe.num_shared_experts},
+          {"expert_ffn_dim", m.moe.expert_ffn_dim},
+          {"shared_ffn_dim", shared_ffn_width(m.moe)},
+          {"shared_gate", m.moe.shared_gate},
+          {"top_k", m.moe.top_k},
+          {"router_bias", m.moe.router_bias}};
+}
+
+nlohmann::json linear_attention_json(const LinearAttentionSpec& la) {
+  if (la.kind == LinearKind::short_conv)  // channels, no heads or recurrent state
+    return {{"kind", "short_conv"}, {"channels", la.value_dim()}, {"conv_kernel", la.conv_kernel}};
+  return {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
+          {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
+          {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
+}
+
+nlohmann::json vision_json(const VisionSpec& v) {
+  nlohmann::json vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
+                       {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
+                       {"patch_size", v.patch_size}};
+  if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
+  if (v.kind == VisionKind::llama4) {
+    vj["projector_input_dim"] = v.projector_input_dim;
+    vj["projector_output_dim"] = v.projector_output_dim;
+    vj["vision_output_dim"] = v.output_dim;
+  }
+  return vj;
+}
+}  // namespace
+
+nlohmann::json model_json(const ModelSpec& m) {
   std::int64_t moe_layers = 0;
   for (const auto& l : m.layers) moe_layers += l.moe;
-  const LayerPattern pattern(m);
   nlohmann::json j = {{"name", m.name},
                       {"family", m.family},
                       {"d_model", m.d_model},
@@ -79,54 +128,18 @@ nlohmann::json model_json(const ModelSpec& m) {
                       {"tie_embeddings", m.tie_embeddings},
                       {"lm_head_bias", m.lm_head_bias},
                       {"learned_positions", m.learned_positions},
-                      {"attention", attn},
-                      {"layer_pattern",
-                       {{"full_attention_layers", pattern.global},
-                        {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
-                        {"windows", LayerPattern::sizes(pattern.windows)},
-                        {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
-                        {"chunks", LayerPattern::sizes(pattern.chunks)},
-                        {"linear_attention_layers", pattern.linear},
-                        {"parallel_layers", pattern.parallel},
-                        {"ffn_only_layers", pattern.ffn_only}}},
+                      {"attention", attention_json(m)},
+                      {"layer_pattern", layer_pattern_json(m)},
                       {"ffn",
                        {{"kind", std::string(to_string(m.ffn.kind))}, {"ffn_dim", m.ffn.ffn_dim}, {"bias", m.ffn.bias}}},
                       {"norm",
                        {{"kind", std::string(to_string(m.norm.kind))},
                         {"per_layer", m.norm.per_layer},
                         {"final_norm", m.norm.final_norm}}}};
-  if (moe_layers > 0)
-    j["moe"] = {{"moe_layers", moe_layers},
-                {"num_routed_experts", m.moe.num_routed_experts},
-                {"num_shared_experts", m.moe.num_shared_experts},
-                {"expert_ffn_dim", m.moe.expert_ffn_dim},
-                {"shared_ffn_dim", shared_ffn_width(m.moe)},
-                {"shared_gate", m.moe.shared_gate},
-                {"top_k", m.moe.top_k},
-                {"router_bias", m.moe.router_bias}};
-  if (m.num_linear_layers() > 0) {
-    const LinearAttentionSpec& la = m.linear;
-    if (la.kind == LinearKind::short_conv)  // channels, no heads or recurrent state
-      j["linear_attention"] = {{"kind", "short_conv"}, {"channels", la.value_dim()}, {"conv_kernel", la.conv_kernel}};
-    else
-      j["linear_attention"] = {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
-                               {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
-                               {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
-  }
+  if (moe_layers > 0) j["moe"] = moe_json(m, moe_layers);
+  if (m.num_linear_layers() > 0) j["linear_attention"] = linear_attention_json(m.linear);
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
-  const VisionSpec& v = m.extra.vision;
-  if (v.hidden > 0) {
-    nlohmann::json& vj = j["extra"]["vision"];
-    vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
-          {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
-          {"patch_size", v.patch_size}};
-    if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
-    if (v.kind == VisionKind::llama4) {
-      vj["projector_input_dim"] = v.projector_input_dim;
-      vj["projector_output_dim"] = v.projector_output_dim;
-      vj["vision_output_dim"] = v.output_dim;
-    }
-  }
+  if (m.extra.vision.hidden > 0) j["extra"]["vision"] = vision_json(m.extra.vision);
   return j;
 }
 

@@ -142,26 +142,13 @@ std::string marker_svg(const std::string& shape, double x, double y, double r, c
   return o.str();
 }
 
-}  // namespace
+// The palette colour of series i: its own index into the palette when it names one.
+std::string series_color(const SvgSeries& s, std::size_t i) {
+  return kPalette[(s.color >= 0 ? static_cast<std::size_t>(s.color) : i) % 8];
+}
 
-std::string render_svg(const SvgPlot& p, bool standalone) {
-  std::vector<double> xs, ys;
-  for (const auto& s : p.series)
-    for (const auto& pt : s.points) {
-      xs.push_back(pt.x);
-      ys.push_back(pt.y);
-    }
-  for (const auto& r : p.refs) (r.horizontal ? ys : xs).push_back(r.value);
-  const Axis ax = make_axis(xs, p.log_x, p.x_bytes, kLeft, kWidth - kRight);
-  const Axis ay = make_axis(ys, p.log_y, p.y_bytes, kHeight - kBottom, kTop);
-  std::ostringstream o;
-  o << "<svg" << (standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "") << " class=\"plot\" id=\"" << xml_escape(p.id) << "\" viewBox=\"0 0 " << kWidth
-    << " " << kHeight << "\" width=\"" << kWidth << "\" height=\"" << kHeight
-    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\" role=\"img\">\n";
-  o << "<title>" << xml_escape(p.title) << "</title>\n";
-  o << "<rect x=\"0\" y=\"0\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" fill=\"#ffffff\"/>\n";
-  o << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">" << xml_escape(p.title) << "</text>\n";
-  // Grid and ticks.
+// The grid lines and tick labels of both axes, the plot frame and the axis labels.
+void write_axes(std::ostream& o, const SvgPlot& p, const Axis& ax, const Axis& ay) {
   o << "<g class=\"axes\" stroke=\"#dddddd\">\n";
   for (double t : ax.ticks()) {
     const double x = ax.map(t);
@@ -182,7 +169,10 @@ std::string render_svg(const SvgPlot& p, bool standalone) {
     << "\" text-anchor=\"middle\" class=\"xlabel\">" << xml_escape(p.x_label) << "</text>\n";
   o << "<text transform=\"translate(14," << num((kTop + kHeight - kBottom) / 2) << ") rotate(-90)\" text-anchor=\"middle\" class=\"ylabel\">"
     << xml_escape(p.y_label) << "</text>\n";
-  // Reference lines.
+}
+
+// Reference lines: horizontal at a y value, vertical at an x value, each with its label.
+void write_refs(std::ostream& o, const SvgPlot& p, const Axis& ax, const Axis& ay) {
   for (const auto& r : p.refs) {
     if (r.horizontal) {
       const double y = ay.map(r.value);
@@ -197,10 +187,13 @@ std::string render_svg(const SvgPlot& p, bool standalone) {
       o << "<text x=\"" << num(x + 4) << "\" y=\"" << kTop + 14 << "\" fill=\"#B00020\">" << xml_escape(r.label) << "</text>\n";
     }
   }
-  // Series.
+}
+
+// Each series: its line through the points, its markers with their labels as titles.
+void write_series(std::ostream& o, const SvgPlot& p, const Axis& ax, const Axis& ay) {
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const SvgSeries& s = p.series[i];
-    const std::string color = kPalette[(s.color >= 0 ? static_cast<std::size_t>(s.color) : i) % 8];
+    const std::string color = series_color(s, i);
     o << "<g class=\"series\" data-name=\"" << xml_escape(s.name) << "\">\n";
     if (s.line && s.points.size() > 1) {
       o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\" points=\"";
@@ -220,12 +213,15 @@ std::string render_svg(const SvgPlot& p, bool standalone) {
       }
     o << "</g>\n";
   }
-  // Legend.
+}
+
+// The legend right of the plot: the first 14 series, names cut to 24 characters.
+void write_legend(std::ostream& o, const SvgPlot& p) {
   double ly = kTop + 6;
   o << "<g class=\"legend\">\n";
   for (std::size_t i = 0; i < p.series.size() && i < 14; ++i) {
     const SvgSeries& s = p.series[i];
-    const std::string color = kPalette[(s.color >= 0 ? static_cast<std::size_t>(s.color) : i) % 8];
+    const std::string color = series_color(s, i);
     const double lx = kWidth - kRight + 12;
     if (s.line) o << "<line x1=\"" << lx << "\" y1=\"" << num(ly) << "\" x2=\"" << lx + 18 << "\" y2=\"" << num(ly) << "\" stroke=\"" << color << "\" stroke-width=\"2\"/>";
     if (s.markers) o << marker_svg(s.marker, lx + 9, ly, s.highlight ? 6 : 4, color, s.highlight ? " stroke=\"#000\" stroke-width=\"2\"" : "");
@@ -234,6 +230,31 @@ std::string render_svg(const SvgPlot& p, bool standalone) {
     ly += 17;
   }
   o << "</g>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const SvgPlot& p, bool standalone) {
+  std::vector<double> xs, ys;
+  for (const auto& s : p.series)
+    for (const auto& pt : s.points) {
+      xs.push_back(pt.x);
+      ys.push_back(pt.y);
+    }
+  for (const auto& r : p.refs) (r.horizontal ? ys : xs).push_back(r.value);
+  const Axis ax = make_axis(xs, p.log_x, p.x_bytes, kLeft, kWidth - kRight);
+  const Axis ay = make_axis(ys, p.log_y, p.y_bytes, kHeight - kBottom, kTop);
+  std::ostringstream o;
+  o << "<svg" << (standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "") << " class=\"plot\" id=\"" << xml_escape(p.id) << "\" viewBox=\"0 0 " << kWidth
+    << " " << kHeight << "\" width=\"" << kWidth << "\" height=\"" << kHeight
+    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\" role=\"img\">\n";
+  o << "<title>" << xml_escape(p.title) << "</title>\n";
+  o << "<rect x=\"0\" y=\"0\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" fill=\"#ffffff\"/>\n";
+  o << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">" << xml_escape(p.title) << "</text>\n";
+  write_axes(o, p, ax, ay);
+  write_refs(o, p, ax, ay);
+  write_series(o, p, ax, ay);
+  write_legend(o, p);
   if (!p.note.empty())
     o << "<text x=\"" << kLeft << "\" y=\"" << kHeight - 6 << "\" font-size=\"10\" fill=\"#555\">" << xml_escape(p.note) << "</text>\n";
   o << "</svg>\n";

@@ -86,14 +86,12 @@ bool same_ffn(const ModelSpec& a, const ModelSpec& b) {
   return a.ffn.ffn_dim == b.ffn.ffn_dim && a.moe.expert_ffn_dim == b.moe.expert_ffn_dim;
 }
 
-void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, Candidate& c) {
-  // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
+// What a sequence holds and how many fit beside the weights. Windows and chunks cap what a sequence
+// holds in their layers: say so where the model has them. A hybrid model's linear-attention layers
+// hold a fixed state instead: say how much of the sequence's share it is.
+std::string memory_sentence(const Recommendation& r, const Candidate& c) {
   const RecommendOptions& o = r.options;
-  const AttentionSpec& a = c.spec.attention;
   const KvCacheCounts& kv = c.counts.kv_cache;
-  std::vector<std::string>& out = c.rationale;
-  // Windows and chunks cap what a sequence holds in their layers: say so where the model has them.
-  // A hybrid model's linear-attention layers hold a fixed state instead: say how much of the sequence's share it is.
   const bool local = std::any_of(c.spec.layers.begin(), c.spec.layers.end(), [](const LayerSpec& l) { return !l.full_attention(); });
   const std::string state =
       kv.state_bytes_per_sequence > 0
@@ -103,16 +101,29 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                 " of it linear-attention state, " +
                 std::string(to_string(kv.state_dtype)) + ")"
           : "";
-  out.push_back("KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.workload.kv_dtype)) +
-                ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.workload.context) +
-                "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
-                " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
-                fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
-                (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".");
-  out.push_back("Decode step " + fmt_ms(c.at_batch.decode_step_ms) + " at batch " + std::to_string(c.batch) + " = " +
-                fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s (attention " + fmt_ms(c.at_batch.decode_attention_ms) +
-                "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.workload.context) +
-                " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").");
+  return "KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.workload.kv_dtype)) +
+         ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.workload.context) +
+         "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
+         " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
+         fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
+         (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".";
+}
+
+std::string speed_sentence(const Recommendation& r, const Candidate& c) {
+  const RecommendOptions& o = r.options;
+  return "Decode step " + fmt_ms(c.at_batch.decode_step_ms) + " at batch " + std::to_string(c.batch) + " = " +
+         fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s (attention " + fmt_ms(c.at_batch.decode_attention_ms) +
+         "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.workload.context) +
+         " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").";
+}
+
+// Against MHA with the same heads, against the model's own design, and a sparse design against its
+// dense twin, where each is there to compare with.
+void comparisons(const Recommendation& r, const std::vector<Candidate>& feasible, const Candidate& c,
+                 std::vector<std::string>& out) {
+  const RecommendOptions& o = r.options;
+  const AttentionSpec& a = c.spec.attention;
+  const KvCacheCounts& kv = c.counts.kv_cache;
   if (a.variant != AttentionVariant::mha && a.variant != AttentionVariant::mla) {
     const std::int64_t nq = a.num_q_heads;
     if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim, a.indexer.topk))
@@ -136,8 +147,12 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
                     pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
                     fmt_ms(c.single.decode_indexer_ms) + " of it, " +
                     (c.single.indexer_roofline ? "its roofline: " + r.profile.name + " has no fit of the indexer" : "calibrated") + ").");
-  out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
-  // What it gives up: the leanest KV and the fastest single-stream decode among the feasible.
+}
+
+// What it gives up: the leanest KV and the fastest single-stream decode among the feasible ("" when
+// it is both).
+std::string gives_up_sentence(const std::vector<Candidate>& feasible, const Candidate& c) {
+  const KvCacheCounts& kv = c.counts.kv_cache;
   const Candidate* leanest = &feasible.front();
   const Candidate* fastest = &feasible.front();
   for (const auto& f : feasible) {
@@ -152,21 +167,35 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, 
   if (fastest->single.decode_step_ms < c.single.decode_step_ms * 0.995)
     gives.push_back(design_label(fastest->spec.attention) + " decodes a single stream " +
                     fmt_fixed((c.single.decode_step_ms / fastest->single.decode_step_ms - 1.0) * 100, 1) + " % faster");
-  if (!gives.empty()) {
-    std::string s = "Gives up: ";
-    for (std::size_t i = 0; i < gives.size(); ++i) s += (i ? "; " : "") + gives[i];
-    out.push_back(s + ".");
-  }
+  if (gives.empty()) return "";
+  std::string s = "Gives up: ";
+  for (std::size_t i = 0; i < gives.size(); ++i) s += (i ? "; " : "") + gives[i];
+  return s + ".";
+}
+
+std::string params_sentence(const Recommendation& r, const Candidate& c) {
   const ParamCounts& p = c.counts.params;
   const bool experts = absorbs_in_experts(c.spec);
-  out.push_back(billions(double(p.total)) + " parameters (" + pct(double(p.total) / double(r.shape.budget)) +
-                " against the budget): attention " + billions(double(p.attention)) + ", " +
-                (experts ? "expert FFN width " + std::to_string(c.spec.moe.expert_ffn_dim)
-                         : "FFN width " + std::to_string(c.spec.ffn.ffn_dim)) +
-                (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest."));
+  return billions(double(p.total)) + " parameters (" + pct(double(p.total) / double(r.shape.budget)) +
+         " against the budget): attention " + billions(double(p.attention)) + ", " +
+         (experts ? "expert FFN width " + std::to_string(c.spec.moe.expert_ffn_dim)
+                  : "FFN width " + std::to_string(c.spec.ffn.ffn_dim)) +
+         (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest.");
+}
+
+void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, Candidate& c) {
+  // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
+  std::vector<std::string>& out = c.rationale;
+  out.push_back(memory_sentence(r, c));
+  out.push_back(speed_sentence(r, c));
+  comparisons(r, feasible, c, out);
+  out.push_back("Quality risk " + std::string(to_string(c.risk.level)) + ": " + c.risk.reason + ".");
+  if (std::string gives = gives_up_sentence(feasible, c); !gives.empty()) out.push_back(gives);
+  out.push_back(params_sentence(r, c));
   if (c.replication_bytes > 0)
-    out.push_back("Tensor parallelism " + std::to_string(o.workload.tp) + " replicates each KV head on " +
-                  std::to_string(kv.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) + " extra per GPU at this batch.");
+    out.push_back("Tensor parallelism " + std::to_string(r.options.workload.tp) + " replicates each KV head on " +
+                  std::to_string(c.counts.kv_cache.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) +
+                  " extra per GPU at this batch.");
   for (const auto& pen : c.penalties) out.push_back("Penalty: " + pen + ".");
 }
 

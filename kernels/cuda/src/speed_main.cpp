@@ -82,8 +82,8 @@ MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std
   return r;
 }
 
-std::vector<Case> cases(bool sweeps) {
-  std::vector<Case> v;
+// GPU.md's table rows and the cases beyond it, each with its published FA2 and cuDNN rates and its bar.
+void add_table_cases(std::vector<Case>& v) {
   auto add = [&](std::string name, MeasurementRecord r, Metric m, double fa2, double cudnn, double bar) {
     Case c;
     c.name = std::move(name);
@@ -114,8 +114,12 @@ std::vector<Case> cases(bool sweeps) {
   add("gemm 64x6144x4096 (decode QKV)", gemm(64, 6144, 4096), F, 0, 0, 0);
   add("block prefill B1 N4096 32/8 d128 dm4096", block(Phase::prefill, 1, 4096, 4096, 32, 8, 128, 4096), F, 0, 0, 0);
   add("block decode B64 L8192 32/8 d128 dm4096", block(Phase::decode, 64, 1, 8192, 32, 8, 128, 4096), B, 0, 0, 0);
-  if (!sweeps) return v;
+}
 
+// Kernel variants, split counts and merges of the table's shapes: rows outside the table.
+void add_sweep_cases(std::vector<Case>& v) {
+  const auto F = Metric::flop_per_s;
+  const auto B = Metric::kv_bytes_per_s;
   auto sweep = [&](const std::string& name, const MeasurementRecord& r, Metric m, cu::detail::Knobs k) {
     Case c;
     c.name = name;
@@ -166,6 +170,12 @@ std::vector<Case> cases(bool sweeps) {
     sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
           attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
   }
+}
+
+std::vector<Case> cases(bool sweeps) {
+  std::vector<Case> v;
+  add_table_cases(v);
+  if (sweeps) add_sweep_cases(v);
   return v;
 }
 
@@ -224,6 +234,109 @@ std::string fmt(double v, int prec) {
   return b;
 }
 
+// The device's bf16 GEMM and copy ceilings, each case's fraction's denominator; zeros and `failed`
+// set when they cannot be measured.
+mhacfg::kernels::Ceilings measure_ceilings(const Args& args, bool& failed) {
+  mhacfg::kernels::BenchOptions bo;
+  bo.device = args.device;
+  bo.repetitions = args.calls;
+  mhacfg::kernels::Ceilings ceil;
+  try {
+    ceil = mhacfg::kernels::measure_cuda_ceilings(bo);
+    std::cout << "ceilings: bf16 GEMM 8192^3 " << fmt(ceil.gemm_flop_per_s / 1e12, 1) << " TFLOP/s, D2D copy "
+              << fmt(ceil.read_bytes_per_s / 1e12, 2) << " TB/s (read+write)\n";
+  } catch (const std::exception& e) {
+    std::cout << "ceilings FAILED: " << e.what() << "\n";
+    failed = true;
+  }
+  return ceil;
+}
+
+// Times one case and fills its JSON row and, for a table row, its line of the table; false when it
+// failed (the row then holds the error).
+bool time_case(const Case& c, const Args& args, const mhacfg::kernels::Ceilings& ceil, cu::Stream stream,
+               std::uint64_t& seed, nlohmann::json& j, std::vector<std::string>& table) {
+  char line[256];
+  j["case"] = c.name;
+  j["record"] = mhacfg::record_to_json(c.rec);
+  const bool bytes = c.metric == Metric::kv_bytes_per_s;
+  constexpr double unit = 1e12;  // TB/s or TFLOP/s
+  const char* unit_name = bytes ? "TB/s" : "TFLOP/s";
+  try {
+    // The table's rows are timed on `repeat` fresh workloads (new allocations and inputs) and the
+    // median of their medians is reported: one allocation's timing can sit 5-10 % off another's
+    // on the same kernel (prefill and small decodes on the H200), which a median of calls on one
+    // workload does not show.
+    const int reps = c.in_table ? args.repeat : 1;
+    std::vector<cu::detail::Timing> runs;
+    std::unique_ptr<cu::detail::Workload> w;
+    for (int rep = 0; rep < reps; ++rep) {
+      w.reset();  // free the previous inputs before allocating the next
+      w = cu::detail::make_workload(c.rec, c.knobs, seed++, stream);
+      auto fn = [&](cu::Stream s) { w->run(s); };
+      runs.push_back(cu::detail::time_calls(fn, args.calls, cu::detail::kWarmupCalls, cu::detail::Flush::write, stream));
+    }
+    std::sort(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.median_ms < y.median_ms; });
+    const cu::detail::Timing t = runs[runs.size() / 2];
+    auto fn = [&](cu::Stream s) { w->run(s); };
+    if (reps > 1) {
+      nlohmann::json each = nlohmann::json::array();
+      for (const auto& x : runs) each.push_back(x.median_ms);
+      j["workload_medians_ms"] = each;
+    }
+    const double work = work_of(c);
+    const double rate = work / (t.median_ms * 1e-3);
+    const double ceiling = bytes ? ceil.read_bytes_per_s : ceil.gemm_flop_per_s;
+    j["kernel"] = w->kernel();
+    j["num_splits"] = w->num_splits();
+    j["time_ms"] = t.median_ms;
+    j["p25_ms"] = t.p25_ms;
+    j["p75_ms"] = t.p75_ms;
+    j["spread"] = t.spread();
+    j["calls"] = t.calls;
+    j[bytes ? "kv_bytes" : "flops"] = work;
+    j[bytes ? "bytes_per_s" : "flop_per_s"] = rate;
+    j["fraction_of_ceiling"] = ceiling > 0 ? rate / ceiling : 0;
+    if (c.fa2 > 0) j["fa2"] = c.fa2;
+    if (c.cudnn > 0) j["cudnn"] = c.cudnn;
+    if (c.bar > 0) {
+      j["bar"] = c.bar;
+      j["pass"] = rate / unit >= c.bar;
+    }
+    if (bytes && c.rec.op() == OpKind::attention) {  // diagnostic: the same call after a clean (read) flush
+      const auto tc = cu::detail::time_calls(fn, args.calls, 1, cu::detail::Flush::write_and_read, stream);
+      j["time_ms_clean_l2"] = tc.median_ms;
+    }
+    std::cout << c.name << ": " << fmt(t.median_ms, 4) << " ms, " << fmt(rate / unit, 3) << " " << unit_name
+              << " (" << w->kernel() << ", spread " << fmt(t.spread() * 100, 1) << "%)" << std::endl;
+    if (c.in_table) {
+      std::snprintf(line, sizeof line, "%-42s %9s %-7s %6s %6s %7s%% %6s %s", c.name.c_str(),
+                    fmt(rate / unit, bytes ? 2 : 1).c_str(), unit_name, fmt(c.fa2, 2).c_str(), fmt(c.cudnn, 2).c_str(),
+                    fmt(ceiling > 0 ? 100 * rate / ceiling : 0, 1).c_str(), fmt(c.bar, 2).c_str(),
+                    c.bar > 0 ? (rate / unit >= c.bar ? "PASS" : "MISS") : "");
+      table.push_back(line);
+    }
+  } catch (const std::exception& e) {
+    j["error"] = e.what();
+    std::cout << c.name << ": FAILED: " << e.what() << std::endl;
+    if (c.in_table) {
+      std::snprintf(line, sizeof line, "%-42s FAILED", c.name.c_str());
+      table.push_back(line);
+    }
+    return false;
+  }
+  return true;
+}
+
+// Writes the JSON report; false (and a line on stderr) when the file cannot be written.
+bool write_json(const std::string& path, const nlohmann::json& out) {
+  std::ofstream f(path);
+  f << out.dump(2) << "\n";
+  if (f) return true;
+  std::cerr << "mhacfg_cuda_speed: cannot write " << path << "\n";
+  return false;
+}
+
 int run(const Args& args) {
   if (mhacfg::kernels::cuda_device_count() == 0) {
     std::cerr << "mhacfg_cuda_speed: no CUDA device\n";
@@ -239,19 +352,8 @@ int run(const Args& args) {
   out["sm_count"] = info.sm_count;
   out["method"] = "CUDA events; 3 warm-up calls; 256 MiB written before each timed call; median of >= 20 calls; "
                   "table rows: median over " + std::to_string(args.repeat) + " fresh workloads";
-  mhacfg::kernels::BenchOptions bo;
-  bo.device = args.device;
-  bo.repetitions = args.calls;
-  mhacfg::kernels::Ceilings ceil;
   bool failed = false;
-  try {
-    ceil = mhacfg::kernels::measure_cuda_ceilings(bo);
-    std::cout << "ceilings: bf16 GEMM 8192^3 " << fmt(ceil.gemm_flop_per_s / 1e12, 1) << " TFLOP/s, D2D copy "
-              << fmt(ceil.read_bytes_per_s / 1e12, 2) << " TB/s (read+write)\n";
-  } catch (const std::exception& e) {
-    std::cout << "ceilings FAILED: " << e.what() << "\n";
-    failed = true;
-  }
+  const mhacfg::kernels::Ceilings ceil = measure_ceilings(args, failed);
   out["ceilings"] = {{"gemm_flop_per_s", ceil.gemm_flop_per_s}, {"copy_bytes_per_s", ceil.read_bytes_per_s}};
 
   cu::Stream stream = cu::create_stream();
@@ -265,86 +367,12 @@ int run(const Args& args) {
   for (const Case& c : cases(args.sweeps)) {
     if (!args.only.empty() && c.name.find(args.only) == std::string::npos) continue;
     nlohmann::json j;
-    j["case"] = c.name;
-    j["record"] = mhacfg::record_to_json(c.rec);
-    const bool bytes = c.metric == Metric::kv_bytes_per_s;
-    constexpr double unit = 1e12;  // TB/s or TFLOP/s
-    const char* unit_name = bytes ? "TB/s" : "TFLOP/s";
-    try {
-      // The table's rows are timed on `repeat` fresh workloads (new allocations and inputs) and the
-      // median of their medians is reported: one allocation's timing can sit 5-10 % off another's
-      // on the same kernel (prefill and small decodes on the H200), which a median of calls on one
-      // workload does not show.
-      const int reps = c.in_table ? args.repeat : 1;
-      std::vector<cu::detail::Timing> runs;
-      std::unique_ptr<cu::detail::Workload> w;
-      for (int rep = 0; rep < reps; ++rep) {
-        w.reset();  // free the previous inputs before allocating the next
-        w = cu::detail::make_workload(c.rec, c.knobs, seed++, stream);
-        auto fn = [&](cu::Stream s) { w->run(s); };
-        runs.push_back(cu::detail::time_calls(fn, args.calls, cu::detail::kWarmupCalls, cu::detail::Flush::write, stream));
-      }
-      std::sort(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.median_ms < y.median_ms; });
-      const cu::detail::Timing t = runs[runs.size() / 2];
-      auto fn = [&](cu::Stream s) { w->run(s); };
-      if (reps > 1) {
-        nlohmann::json each = nlohmann::json::array();
-        for (const auto& x : runs) each.push_back(x.median_ms);
-        j["workload_medians_ms"] = each;
-      }
-      const double work = work_of(c);
-      const double rate = work / (t.median_ms * 1e-3);
-      const double ceiling = bytes ? ceil.read_bytes_per_s : ceil.gemm_flop_per_s;
-      j["kernel"] = w->kernel();
-      j["num_splits"] = w->num_splits();
-      j["time_ms"] = t.median_ms;
-      j["p25_ms"] = t.p25_ms;
-      j["p75_ms"] = t.p75_ms;
-      j["spread"] = t.spread();
-      j["calls"] = t.calls;
-      j[bytes ? "kv_bytes" : "flops"] = work;
-      j[bytes ? "bytes_per_s" : "flop_per_s"] = rate;
-      j["fraction_of_ceiling"] = ceiling > 0 ? rate / ceiling : 0;
-      if (c.fa2 > 0) j["fa2"] = c.fa2;
-      if (c.cudnn > 0) j["cudnn"] = c.cudnn;
-      if (c.bar > 0) {
-        j["bar"] = c.bar;
-        j["pass"] = rate / unit >= c.bar;
-      }
-      if (bytes && c.rec.op() == OpKind::attention) {  // diagnostic: the same call after a clean (read) flush
-        const auto tc = cu::detail::time_calls(fn, args.calls, 1, cu::detail::Flush::write_and_read, stream);
-        j["time_ms_clean_l2"] = tc.median_ms;
-      }
-      std::cout << c.name << ": " << fmt(t.median_ms, 4) << " ms, " << fmt(rate / unit, 3) << " " << unit_name
-                << " (" << w->kernel() << ", spread " << fmt(t.spread() * 100, 1) << "%)" << std::endl;
-      if (c.in_table) {
-        std::snprintf(line, sizeof line, "%-42s %9s %-7s %6s %6s %7s%% %6s %s", c.name.c_str(),
-                      fmt(rate / unit, bytes ? 2 : 1).c_str(), unit_name, fmt(c.fa2, 2).c_str(), fmt(c.cudnn, 2).c_str(),
-                      fmt(ceiling > 0 ? 100 * rate / ceiling : 0, 1).c_str(), fmt(c.bar, 2).c_str(),
-                      c.bar > 0 ? (rate / unit >= c.bar ? "PASS" : "MISS") : "");
-        table.push_back(line);
-      }
-    } catch (const std::exception& e) {
-      failed = true;
-      j["error"] = e.what();
-      std::cout << c.name << ": FAILED: " << e.what() << std::endl;
-      if (c.in_table) {
-        std::snprintf(line, sizeof line, "%-42s FAILED", c.name.c_str());
-        table.push_back(line);
-      }
-    }
+    if (!time_case(c, args, ceil, stream, seed, j, table)) failed = true;
     rows.push_back(j);
   }
   cu::destroy_stream(stream);
   out["cases"] = rows;
-  if (!args.json_path.empty()) {
-    std::ofstream f(args.json_path);
-    f << out.dump(2) << "\n";
-    if (!f) {
-      std::cerr << "mhacfg_cuda_speed: cannot write " << args.json_path << "\n";
-      failed = true;
-    }
-  }
+  if (!args.json_path.empty() && !write_json(args.json_path, out)) failed = true;
   std::cout << "\n";
   for (const auto& l : table) std::cout << l << "\n";
   return failed ? mhacfg::kExitRuntime : mhacfg::kExitOk;

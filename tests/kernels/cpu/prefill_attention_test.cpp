@@ -14,34 +14,9 @@
 namespace mhacfg::kernels::cpu {
 namespace {
 
-AttentionShape shape(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq, std::int64_t nkv,
-                     std::int64_t head_dim, bool causal, std::int64_t window = 0, std::int64_t v_head_dim = 0) {
-  AttentionShape s;
-  s.batch = batch;
-  s.q_len = q_len;
-  s.kv_len = kv_len;
-  s.num_q_heads = nq;
-  s.num_kv_heads = nkv;
-  s.head_dim = head_dim;
-  s.v_head_dim = v_head_dim > 0 ? v_head_dim : head_dim;
-  s.causal = causal;
-  s.window = window;
-  return s;
-}
-
-// The shape with Llama 4's chunked attention: each query sees the keys of its chunk.
-AttentionShape chunked(AttentionShape s, std::int64_t chunk) {
-  s.chunk = chunk;
-  return s;
-}
-
-std::string describe(const AttentionShape& s) {
-  return "batch " + std::to_string(s.batch) + " q_len " + std::to_string(s.q_len) + " kv_len " +
-         std::to_string(s.kv_len) + " heads " + std::to_string(s.num_q_heads) + "/" + std::to_string(s.num_kv_heads) +
-         " head_dim " + std::to_string(s.head_dim) + "/" + std::to_string(s.v_head_dim) +
-         (s.causal ? " causal" : " non-causal") + " window " + std::to_string(s.window) + " chunk " +
-         std::to_string(s.chunk);
-}
+using test::chunked;
+using test::describe;
+using test::shape;
 
 void check_prefill(const AttentionShape& s, int threads) {
   const std::uint32_t seed = static_cast<std::uint32_t>(s.q_len * 7919 + s.kv_len * 31 + s.head_dim);

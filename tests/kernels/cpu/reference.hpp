@@ -1,5 +1,6 @@
-// Test helpers for the CPU kernels: fresh random inputs, a float64 reference attention, and an
-// element-wise comparison that checks every output element and reports the worst one.
+// Test helpers for the CPU kernels: attention shapes and their description, fresh random inputs, a
+// float64 reference attention, and an element-wise comparison that checks every output element and
+// reports the worst one.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -16,6 +17,36 @@
 #include "mhacfg/kernels/cpu/bf16.hpp"
 
 namespace mhacfg::kernels::cpu::test {
+
+// An attention shape of the kernels' tests (v_head_dim 0: head_dim).
+inline AttentionShape shape(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq, std::int64_t nkv,
+                            std::int64_t head_dim, bool causal, std::int64_t window = 0, std::int64_t v_head_dim = 0) {
+  AttentionShape s;
+  s.batch = batch;
+  s.q_len = q_len;
+  s.kv_len = kv_len;
+  s.num_q_heads = nq;
+  s.num_kv_heads = nkv;
+  s.head_dim = head_dim;
+  s.v_head_dim = v_head_dim > 0 ? v_head_dim : head_dim;
+  s.causal = causal;
+  s.window = window;
+  return s;
+}
+
+// The shape with Llama 4's chunked attention: each query sees the keys of its chunk.
+inline AttentionShape chunked(AttentionShape s, std::int64_t chunk) {
+  s.chunk = chunk;
+  return s;
+}
+
+inline std::string describe(const AttentionShape& s) {
+  return "batch " + std::to_string(s.batch) + " q_len " + std::to_string(s.q_len) + " kv_len " +
+         std::to_string(s.kv_len) + " heads " + std::to_string(s.num_q_heads) + "/" + std::to_string(s.num_kv_heads) +
+         " head_dim " + std::to_string(s.head_dim) + "/" + std::to_string(s.v_head_dim) +
+         (s.causal ? " causal" : " non-causal") + " window " + std::to_string(s.window) + " chunk " +
+         std::to_string(s.chunk);
+}
 
 // Uniform in [-1, 1): never all zeros, never constant.
 inline std::vector<float> random_values(std::int64_t n, std::uint32_t seed) {

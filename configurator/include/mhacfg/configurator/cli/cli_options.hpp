@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,8 @@ void add_workload_options(po::options_description& d, const Workload& defaults);
 Workload read_workload(const ParsedArgs& a, Workload defaults);
 
 void add_format_option(po::options_description& d, const std::vector<Format>& allowed);
+// When `args` asks for help (--help or -h), writes the usage and options `d` to `out` and returns true.
+bool print_help(const po::options_description& d, const std::vector<std::string>& args, std::ostream& out);
 Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed);
 // A flag and the path it names.
 using FlagPath = std::pair<std::string, std::string>;

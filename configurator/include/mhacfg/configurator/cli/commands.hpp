@@ -18,9 +18,6 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_predict(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const Args& args, std::ostream& out, std::ostream& err);
 
-// True when `args` asks for help; prints the usage and options then.
-bool wants_help(const Args& args);
-
 std::string tool_version();
 
 }  // namespace mhacfg
