@@ -231,6 +231,20 @@ void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector
   }
 }
 
+void add_out_dir_option(po::options_description& d) {
+  d.add_options()("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+}
+
+void add_memory_fraction_option(po::options_description& d) {
+  d.add_options()("memory-fraction", po::value<std::string>(),
+                  ("share of device memory for weights + KV (default " + fmt_fixed(defaults::memory_fraction, 1) + ")").c_str());
+}
+
+double read_memory_fraction(const ParsedArgs& a, double fraction) {
+  if (auto v = a.opt_str("memory-fraction")) return parse_double("--memory-fraction", *v, 0.01, 1.0);
+  return fraction;
+}
+
 std::string read_out_dir(const ParsedArgs& a) {
   const std::string dir = a.opt_str("out-dir").value_or("");
   if (a.has("out-dir") && dir.empty()) throw InputError("--out-dir", "(empty)", "needs a folder");

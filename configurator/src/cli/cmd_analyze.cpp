@@ -19,8 +19,8 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   po::options_description d("mhacfg analyze: exact counts of one model (--model NAME | --hf-config FILE | flags)");
   add_model_options(d);
   add_workload_options(d, Workload{});
-  d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times")
-      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+  d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times");
+  add_out_dir_option(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;

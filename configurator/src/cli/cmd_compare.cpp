@@ -19,8 +19,9 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
       "(e.g. model=llama-3-8b,kv-heads=4 or d-model=4096,layers=32,heads=32,kv-heads=8)");
   add_workload_options(d, Workload{});
   d.add_options()("target", po::value<std::string>(), ("device profile name or file (default " + std::string(defaults::target) + ")").c_str())
-      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
-      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+;
+  add_memory_fraction_option(d);
+  add_out_dir_option(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
@@ -38,7 +39,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   o.workload = read_workload(a, Workload{});
   validate(o.workload);
   if (auto t = a.opt_str("target")) o.target = *t;
-  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
   std::vector<ModelSpec> models;
   for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
   const Profile p = load_profile(o.target, "--target");

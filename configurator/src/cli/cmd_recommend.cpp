@@ -46,7 +46,7 @@ RecommendOptions read_recommend_options(const ParsedArgs& a) {
   if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
   o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
-  if (auto v = a.opt_str("memory-fraction")) o.memory_fraction = parse_double("--memory-fraction", *v, 0.01, 1.0);
+  o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
   if (auto v = a.opt_int("vocab")) o.vocab = *v;
   const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
   if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
@@ -95,9 +95,9 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("global-every", po::value<std::string>(), "with a window or chunks: every N-th softmax layer attends to everything (Gemma 3: 6)")
       ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
-      ("memory-fraction", po::value<std::string>(), "share of device memory for weights + KV (default 0.9)")
-      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)")
-      ("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
+      ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
+  add_memory_fraction_option(d);
+  add_out_dir_option(d);
   add_deployment_options(d, defaults.workload);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");

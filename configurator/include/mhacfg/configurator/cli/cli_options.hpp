@@ -62,6 +62,12 @@ using FlagPath = std::pair<std::string, std::string>;
 // files: links and ./ spellings of one file are the same): writing it would lose the other.
 void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector<FlagPath>& outputs);
 
+// --out-dir: with --format markdown, the folder for report.md and its plots.
+void add_out_dir_option(po::options_description& d);
+// --memory-fraction: the share of device memory that holds the weights and the KV cache.
+void add_memory_fraction_option(po::options_description& d);
+double read_memory_fraction(const ParsedArgs& a, double fraction);
+
 // --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
 std::string read_out_dir(const ParsedArgs& a);
 
