@@ -81,7 +81,7 @@ std::int64_t ModelSpec::num_indexer_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax() && !l.shared_topk; });
 }
 std::int64_t ModelSpec::num_linear_layers() const {
-  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.linear; });
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.has_linear(); });
 }
 
 void remove_indexer(ModelSpec& m) {
@@ -130,27 +130,19 @@ void validate_attention(const AttentionSpec& a) {
                          " KV heads is " + std::string(to_string(implied)));
 }
 
-// Each layer's window, chunk, mixer and FFN are a combination the counts know.
+// What each layer's enums allow but the counts do not model.
 void validate_layers(const std::vector<LayerSpec>& layers) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerSpec& l = layers[i];
     const std::string at = "layers[" + std::to_string(i) + "]";
-    if (l.window < 0) throw InputError(at + ".window", std::to_string(l.window), "must not be negative");
-    if (l.chunk < 0) throw InputError(at + ".chunk", std::to_string(l.chunk), "must not be negative");
-    if (l.window > 0 && l.chunk > 0)
-      throw InputError(at + ".chunk", std::to_string(l.chunk),
-                       "a layer slides a window (" + std::to_string(l.window) + ") or attends in chunks, not both");
-    if (l.no_mixer && l.no_ffn) throw InputError(at, "empty", "a layer needs a mixer or an FFN");
-    if (l.no_mixer && l.linear) throw InputError(at + ".linear", "true", "an FFN-only layer has no linear attention");
-    if (l.no_ffn && l.moe) throw InputError(at + ".moe", "true", "a layer without an FFN has no experts");
-    if (l.no_mixer && (l.window > 0 || l.chunk > 0))
-      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
-                       "an FFN-only layer has no window or chunk");
-    if (l.parallel && !l.linear)
-      throw InputError(at + ".parallel", "true", "a parallel layer runs attention beside linear attention (linear must be set)");
-    if (l.linear && !l.parallel && (l.window > 0 || l.chunk > 0))
-      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
-                       "a linear-attention layer has no window or chunk");
+    const std::string span_field = at + (l.span.kind == Span::Kind::chunk ? ".chunk" : ".window");
+    if (l.span.tokens < 0) throw InputError(span_field, std::to_string(l.span.tokens), "must not be negative");
+    if (l.mixer == Mixer::none && l.ffn == LayerFfn::none)
+      throw InputError(at, "empty", "a layer needs a mixer or an FFN");
+    if (l.mixer == Mixer::none && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "an FFN-only layer has no window or chunk");
+    if (l.mixer == Mixer::linear && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "a linear-attention layer has no window or chunk");
   }
 }
 
@@ -160,9 +152,9 @@ void validate_indexer(const AttentionSpec& a, const std::vector<LayerSpec>& laye
     require_positive(a.indexer.head_dim, "index_head_dim");
     require_positive(a.indexer.topk, "index_topk");
     for (std::size_t i = 0; i < layers.size(); ++i)
-      if (layers[i].window > 0 || layers[i].chunk > 0)
-        throw InputError("layers[" + std::to_string(i) + "]." + (layers[i].window > 0 ? "window" : "chunk"),
-                         std::to_string(layers[i].window > 0 ? layers[i].window : layers[i].chunk),
+      if (layers[i].local_span() > 0)
+        throw InputError("layers[" + std::to_string(i) + "]." + (layers[i].window() > 0 ? "window" : "chunk"),
+                         std::to_string(layers[i].local_span()),
                          "sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
   }
   bool indexer_before = false;  // a layer that shares the top-k needs an earlier one that chose it
@@ -199,8 +191,8 @@ void validate_ffn(const ModelSpec& m) {
   bool any_moe = false;
   bool any_dense = false;
   for (const auto& l : m.layers) {
-    any_moe = any_moe || l.moe;
-    any_dense = any_dense || (!l.moe && !l.no_ffn);
+    any_moe = any_moe || l.ffn == LayerFfn::moe;
+    any_dense = any_dense || l.ffn == LayerFfn::dense;
   }
   if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
   if (!any_moe) return;
