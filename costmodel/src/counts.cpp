@@ -91,24 +91,24 @@ std::int64_t shared_expert_params(const ModelSpec& m) {
 
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
 std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
-  if (l.no_ffn) return 0;
-  if (!l.moe) return ffn_params(m, m.ffn.ffn_dim);
+  if (l.ffn == LayerFfn::none) return 0;
+  if (!l.moe()) return ffn_params(m, m.ffn.ffn_dim);
   return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
   const std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
-                                 l.linear ? linear_attention_params_per_layer(m) : 0, kParams);
+                                 l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
-  if (l.moe) p = add(p, router_params(m), kParams);
+  if (l.moe()) p = add(p, router_params(m), kParams);
   return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
 }
 
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
 std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
-  if (l.no_ffn) return 0;
-  if (!l.moe) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
+  if (l.ffn == LayerFfn::none) return 0;
+  if (!l.moe()) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
   const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
   const std::int64_t router = mul(2 * tokens, m.d_model, outputs, kFlops);  // x W_router (+ the shared gate)
   const std::int64_t routed = mul(2 * tokens, m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
@@ -162,7 +162,7 @@ std::int64_t layer_tokens(const LayerKinds& kinds, std::int64_t context) {
 }
 
 std::int64_t moe_layer_count(const ModelSpec& m) {
-  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
+  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe(); });
 }
 
 std::int64_t linear_layer_count(const ModelSpec& m) { return m.num_linear_layers(); }
@@ -374,8 +374,8 @@ AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer,
   s.head_dim = a.head_dim;
   s.v_head_dim = a.v_head_dim;
   s.causal = true;
-  s.window = layer.window;
-  s.chunk = layer.chunk;
+  s.window = layer.window();
+  s.chunk = layer.chunk();
   // Each query of a sparse model attends to the indexer's top k keys: as many pairs, and keys read, as a
   // window of k (validate() keeps windows and chunks away from sparse models); the cache keeps them all.
   if (a.sparse()) s.window = a.indexer.topk;
@@ -403,7 +403,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
                                    mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
   f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const std::int64_t linear = l.linear ? linear_attention_core_flops(m, tokens) : 0;
+    const std::int64_t linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
     if (!l.softmax()) return linear;
     const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
     return add(add(linear, indexer, kFlops),
@@ -418,7 +418,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   FlopBreakdown& d = f.decode_per_token;
   d.projections = mul(2, mixer_w, kFlops);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const std::int64_t linear = l.linear ? linear_attention_core_flops(m, 1) : 0;
+    const std::int64_t linear = l.has_linear() ? linear_attention_core_flops(m, 1) : 0;
     if (!l.softmax()) return linear;
     const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
     return add(add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);

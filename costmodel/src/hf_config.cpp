@@ -35,11 +35,12 @@ bool apply_layer_types(const JsonFields& f, ModelSpec& m, std::int64_t window,
   for (std::size_t i = 0; i < types.size(); ++i) {
     const auto& t = types[i];
     if (t == "full_attention") {
-      m.layers[i].window = 0;
+      m.layers[i].span = Span::full();
     } else if (t == "sliding_attention" && !chunk) {
-      m.layers[i].window = std::max<std::int64_t>(window, 0);  // no window set: full attention, as in transformers
+      // No window set: full attention, as in transformers.
+      m.layers[i].span = Span::window(std::max<std::int64_t>(window, 0));
     } else if (t == "chunked_attention" && chunk) {
-      m.layers[i].chunk = *chunk;
+      m.layers[i].span = Span::chunk(*chunk);
     } else {
       throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(t),
                        std::string("unknown layer type (expected full_attention or ") +
@@ -98,7 +99,7 @@ std::int64_t window_key(const JsonFields& f, const char* key, std::int64_t famil
 }
 
 void set_all_windows(ModelSpec& m, std::int64_t window) {
-  for (auto& l : m.layers) l.window = window;
+  for (auto& l : m.layers) l.span = Span::window(window);
 }
 
 std::int64_t experts_key(const JsonFields& f, const char* first, const char* second, std::int64_t fallback) {
@@ -124,7 +125,7 @@ void windows_but_every(const JsonFields& f, ModelSpec& m, std::int64_t default_w
   if (apply_layer_types(f, m, window)) return;
   const std::int64_t pattern = int_or(f, "sliding_window_pattern", default_pattern);
   for (std::size_t i = 0; i < m.layers.size(); ++i)
-    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].window = window;
+    if (static_cast<std::int64_t>(i + 1) % pattern != 0) m.layers[i].span = Span::window(window);
 }
 
 JsonFields sub_config(const JsonFields& f, const char* key) {

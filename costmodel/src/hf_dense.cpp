@@ -40,7 +40,8 @@ void qwen_windows(const JsonFields& f, ModelSpec& m) {
   if (apply_layer_types(f, m, window)) return;
   if (window > 0) {
     const std::int64_t first = f.optional_int("max_window_layers", false).value_or(28);
-    for (std::int64_t i = first; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].window = window;
+    for (std::int64_t i = first; i < m.num_layers(); ++i)
+      m.layers[static_cast<std::size_t>(i)].span = Span::window(window);
   }
 }
 
@@ -66,7 +67,7 @@ void parse_gemma2(const JsonFields& f, ModelSpec& m) {
   // Layers alternate sliding (even index) and global (odd index).
   const std::int64_t window = window_key(f, "sliding_window", 4096);
   if (!apply_layer_types(f, m, window))
-    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
+    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].span = Span::window(window);
 }
 
 // Gemma3TextConfig: Gemma 2's four norms per layer and head_dim 256, plus q/k norms over head_dim;
@@ -189,7 +190,7 @@ void parse_exaone4(const JsonFields& f, ModelSpec& m) {
       throw InputError(f.name("sliding_window_pattern"), json_value_text(f.at("sliding_window_pattern")),
                        "must be a layer count or a string of L (local) and G (global)");
     for (std::size_t i = 0; i < m.layers.size(); ++i)
-      if (pattern[i % pattern.size()] == 'L') m.layers[i].window = window;
+      if (pattern[i % pattern.size()] == 'L') m.layers[i].span = Span::window(window);
     return;
   }
   windows_but_every(f, m, window, 4);
@@ -202,7 +203,7 @@ void parse_olmo3(const JsonFields& f, ModelSpec& m) {
   const std::int64_t window = window_key(f, "sliding_window", 4096);
   if (apply_layer_types(f, m, window)) return;
   for (std::size_t i = 0; i < m.layers.size(); ++i)
-    if (static_cast<std::int64_t>(i + 1) % 4 != 0) m.layers[i].window = window;
+    if (static_cast<std::int64_t>(i + 1) % 4 != 0) m.layers[i].span = Span::window(window);
 }
 
 // GPTNeoXConfig (Pythia, GPT-NeoX-20B): MHA through a fused query_key_value, biases on it and on the
@@ -251,7 +252,7 @@ void parse_smollm3(const JsonFields& f, ModelSpec& m) {
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const bool no_rope = listed ? json_to_int((*rope)[i], f.name("no_rope_layers") + "[" + std::to_string(i) + "]", false) == 0
                                 : static_cast<std::int64_t>(i + 1) % interval == 0;
-    if (no_rope) m.layers[i].window = window;
+    if (no_rope) m.layers[i].span = Span::window(window);
   }
 }
 

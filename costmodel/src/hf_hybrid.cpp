@@ -26,7 +26,7 @@ bool apply_linear_layer_types(const JsonFields& f, ModelSpec& m, const char* sof
     if (types[i] != softmax && types[i] != linear)
       throw InputError(f.name("layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
                        std::string("unknown layer type (expected ") + softmax + " or " + linear + ")");
-    m.layers[i].linear = types[i] == linear;
+    m.layers[i].mixer = linear_if(types[i] == linear);
   }
   return true;
 }
@@ -48,12 +48,12 @@ void lfm2_layers(const JsonFields& f, ModelSpec& m) {
   if (!f.has("full_attn_idxs")) return;  // every layer attention
   const auto& idxs = f.at("full_attn_idxs");
   if (!idxs.is_array()) throw InputError(f.name("full_attn_idxs"), json_value_text(idxs), "must be a list of 0-based layer indices");
-  for (auto& l : m.layers) l.linear = true;
+  for (auto& l : m.layers) l.mixer = Mixer::linear;
   for (std::size_t i = 0; i < idxs.size(); ++i) {
     const std::string at = f.name("full_attn_idxs") + "[" + std::to_string(i) + "]";
     const std::int64_t n = json_to_int(idxs[i], at, false);
     if (n >= m.num_layers()) throw InputError(at, int_text(n), "must be a layer index in 0.." + int_text(m.num_layers() - 1));
-    m.layers[static_cast<std::size_t>(n)].linear = false;
+    m.layers[static_cast<std::size_t>(n)].mixer = Mixer::attention;
   }
 }
 
@@ -91,7 +91,8 @@ void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
   la.conv_kernel = int_or(f, "linear_conv_kernel_dim", 4);
   if (!apply_linear_layer_types(f, m, "full_attention", "linear_attention")) {
     const std::int64_t interval = int_or(f, "full_attention_interval", 4);
-    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].linear = static_cast<std::int64_t>(i + 1) % interval != 0;
+    for (std::size_t i = 0; i < m.layers.size(); ++i)
+      m.layers[i].mixer = linear_if(static_cast<std::int64_t>(i + 1) % interval != 0);
   }
   qwen_moe_layers(f, m, 512, 512, 10);
   m.moe.num_shared_experts = 1;
@@ -139,7 +140,7 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
   la.conv_bias = f.optional_bool("mamba_conv_bias", true);
   la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
   if (!apply_linear_layer_types(f, m, "attention", "mamba")) {
-    for (auto& l : m.layers) l.linear = true;
+    for (auto& l : m.layers) l.mixer = Mixer::linear;
   }
   const std::int64_t shared = int_or(f, "shared_intermediate_size", 1024);
   const std::int64_t experts = f.present("num_local_experts") ? f.require_int("num_local_experts", false) : 8;
@@ -154,7 +155,7 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
   m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
   m.moe.num_shared_experts = 1;
   m.moe.shared_ffn_dim = shared;
-  for (auto& l : m.layers) l.moe = true;
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
 }
 
 // NemotronHConfig (Nemotron-H, Nemotron 3): blocks of one module each, named by hybrid_override_pattern
@@ -167,12 +168,12 @@ void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m) {
 // x moe_shared_expert_intermediate_size (7688); the router's e_score_correction_bias is a buffer, not
 // a parameter. Untied. Not modelled (an error): moe_latent_size (Nemotron 3 Super's latent experts).
 void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
-  std::vector<std::string> types;
-  auto type_of = [&](const std::string& t, const std::string& field, const nlohmann::json& v) {
-    if (t == "linear_attention" || t == "mamba" || t == "M") return std::string("M");
-    if (t == "full_attention" || t == "attention" || t == "*") return std::string("*");
-    if (t == "mlp" || t == "-") return std::string("-");
-    if (t == "moe" || t == "E") return std::string("E");
+  std::vector<LayerSpec> blocks;
+  auto block_of = [&](const std::string& t, const std::string& field, const nlohmann::json& v) {
+    if (t == "linear_attention" || t == "mamba" || t == "M") return LayerSpec::linear().with_ffn(LayerFfn::none);
+    if (t == "full_attention" || t == "attention" || t == "*") return LayerSpec::attention().with_ffn(LayerFfn::none);
+    if (t == "mlp" || t == "-") return LayerSpec::ffn_only(LayerFfn::dense);
+    if (t == "moe" || t == "E") return LayerSpec::ffn_only(LayerFfn::moe);
     throw InputError(field, json_value_text(v), "unknown block type (expected M, *, - or E; or linear_attention, full_attention, mlp, moe)");
   };
   if (f.has("hybrid_override_pattern")) {
@@ -184,8 +185,9 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
       throw InputError(f.name("hybrid_override_pattern"), "(" + int_text(static_cast<std::int64_t>(pattern.size())) + " blocks)",
                        "must name at most " + int_text(kMaxLayers) + " blocks");
     for (std::size_t i = 0; i < pattern.size(); ++i)
-      types.push_back(type_of(std::string(1, pattern[i]), f.name("hybrid_override_pattern") + "[" + std::to_string(i) + "]",
-                              nlohmann::json(std::string(1, pattern[i]))));
+      blocks.push_back(block_of(std::string(1, pattern[i]),
+                                f.name("hybrid_override_pattern") + "[" + std::to_string(i) + "]",
+                                nlohmann::json(std::string(1, pattern[i]))));
   } else {
     const char* key = f.has("layers_block_type") ? "layers_block_type" : "layer_types";
     if (!f.has(key)) throw InputError(f.name("hybrid_override_pattern"), "(missing)", "names the blocks (or layers_block_type)");
@@ -197,13 +199,13 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string field = f.name(key) + "[" + std::to_string(i) + "]";
       if (!list[i].is_string()) throw InputError(field, json_value_text(list[i]), "must be a block type");
-      types.push_back(type_of(list[i].get<std::string>(), field, list[i]));
+      blocks.push_back(block_of(list[i].get<std::string>(), field, list[i]));
     }
   }
   FamilyDefaults d{128, false, 8};
-  d.hidden = 4096, d.layers = static_cast<std::int64_t>(types.size()), d.heads = 32, d.ffn = 21504, d.vocab = 131072;
+  d.hidden = 4096, d.layers = static_cast<std::int64_t>(blocks.size()), d.heads = 32, d.ffn = 21504, d.vocab = 131072;
   parse_llama_like(f, m, d);
-  m.layers.assign(types.size(), LayerSpec{});  // the pattern's length, whatever num_hidden_layers says (as transformers)
+  m.layers = blocks;  // the pattern's length, whatever num_hidden_layers says (as transformers)
   m.norm.per_layer = 1;
   attention_bias(f, m, false);
   m.ffn.kind = FfnKind::plain;
@@ -222,16 +224,7 @@ void parse_nemotron_h(const JsonFields& f, ModelSpec& m) {
   la.in_bias = la.out_bias = f.optional_bool("mamba_proj_bias", false);
   if (la.num_v_heads % la.num_k_heads != 0)  // named by this family's keys (validate names Granite's)
     throw InputError(f.name("n_groups"), int_text(la.num_k_heads), "must divide mamba_num_heads = " + int_text(la.num_v_heads));
-  bool any_moe = false;
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    LayerSpec& l = m.layers[i];
-    l.linear = types[i] == "M";
-    l.no_ffn = types[i] == "M" || types[i] == "*";
-    l.no_mixer = types[i] == "-" || types[i] == "E";
-    l.moe = types[i] == "E";
-    any_moe = any_moe || l.moe;
-  }
-  if (any_moe) {
+  if (std::any_of(blocks.begin(), blocks.end(), [](const LayerSpec& l) { return l.moe(); })) {
     m.moe.num_routed_experts = int_or(f, "n_routed_experts", 8);
     m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 7688);
     m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
@@ -268,7 +261,7 @@ void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
     const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(0);
     const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
     for (std::int64_t i = 0; i < m.num_layers(); ++i)
-      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+      m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense && i % freq == 0);
   }
   if (!f.has("linear_attn_config")) return;  // every layer MLA
   const JsonFields c = sub_config(f, "linear_attn_config");
@@ -286,7 +279,7 @@ void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
     const std::int64_t n = json_to_int(layers[i], at, true);
     if (n > m.num_layers())
       throw InputError(at, int_text(n), "must be a layer number in 1.." + int_text(m.num_layers()) + " (1-based)");
-    m.layers[static_cast<std::size_t>(n - 1)].linear = true;
+    m.layers[static_cast<std::size_t>(n - 1)].mixer = Mixer::linear;
   }
 }
 
@@ -326,7 +319,7 @@ void parse_lfm2_moe(const JsonFields& f, ModelSpec& m) {
   m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1792);
   m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
   const std::int64_t dense = f.optional_int("num_dense_layers", false).value_or(2);
-  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= dense;
+  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= dense);
 }
 
 // FalconH1Config (Falcon-H1): every layer runs attention and a Mamba2 mixer side by side on the same
@@ -366,7 +359,7 @@ void parse_falcon_h1(const JsonFields& f, ModelSpec& m) {
   la.in_bias = f.optional_bool("mamba_proj_bias", false);
   la.out_bias = f.optional_bool("projectors_bias", false);
   la.gated_norm = f.optional_bool("mamba_rms_norm", false);
-  for (auto& l : m.layers) l.linear = l.parallel = true;
+  for (auto& l : m.layers) l.mixer = Mixer::parallel;  // the window, if any, stays
 }
 
 }  // namespace mhacfg::hf

@@ -20,7 +20,7 @@ void parse_mixtral(const JsonFields& f, ModelSpec& m) {
   m.moe.num_routed_experts = f.optional_int("num_local_experts").value_or(8);
   m.moe.top_k = f.optional_int("num_experts_per_tok").value_or(2);
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
-  for (auto& l : m.layers) l.moe = true;
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
 }
 
 // Qwen2-MoE's and Qwen3-MoE's experts: num_experts (or v5's num_local_experts) of
@@ -34,7 +34,7 @@ void qwen_moe_layers(const JsonFields& f, ModelSpec& m, std::int64_t experts, st
   const std::vector<bool> dense_only =
       f.has("mlp_only_layers") ? layer_set(f, "mlp_only_layers", m) : std::vector<bool>(m.layers.size(), false);
   for (std::size_t i = 0; i < m.layers.size(); ++i)
-    m.layers[i].moe = !dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0;
+    m.layers[i].ffn = moe_if(!dense_only[i] && static_cast<std::int64_t>(i + 1) % step == 0);
 }
 
 // Qwen3MoeConfig: Qwen3's attention (q/k norms) but no head_dim default (the model falls back to
@@ -85,10 +85,10 @@ void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
   m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
   m.moe.router_bias = true;
-  for (auto& l : m.layers) l.moe = true;
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
   const std::int64_t window = window_key(f, "sliding_window", 128);
   if (!apply_layer_types(f, m, window))
-    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].window = window;
+    for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].span = Span::window(window);
 }
 
 // DeepseekV2Config / DeepseekV3Config. A missing key takes the class default (V3's are DeepSeek-V3's
@@ -127,7 +127,7 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
     const std::int64_t first_dense = with_default("first_k_dense_replace", v3 ? 3 : 0, 0, false);
     const std::int64_t freq = f.optional_int("moe_layer_freq").value_or(1);
     for (std::int64_t i = 0; i < m.num_layers(); ++i)
-      m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense && i % freq == 0;
+      m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense && i % freq == 0);
   }
   if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
@@ -235,7 +235,8 @@ void parse_glm4_moe(const JsonFields& f, ModelSpec& m) {
   m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1408);
   m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
   const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(1);
-  for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].moe = i >= first_dense;
+  for (std::int64_t i = 0; i < m.num_layers(); ++i)
+    m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense);
   m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
 }
 
@@ -258,10 +259,11 @@ void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
   m.ffn.ffn_dim = int_or(f, "intermediate_size_mlp", 16384);
   if (f.has("moe_layers")) {  // a list, even an empty one, replaces the interleave
     const std::vector<bool> sparse = layer_set(f, "moe_layers", m);
-    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = sparse[i];
+    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].ffn = moe_if(sparse[i]);
   } else {
     const std::int64_t step = int_or(f, "interleave_moe_layer_step", 1);
-    for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].moe = static_cast<std::int64_t>(i + 1) % step == 0;
+    for (std::size_t i = 0; i < m.layers.size(); ++i)
+      m.layers[i].ffn = moe_if(static_cast<std::int64_t>(i + 1) % step == 0);
   }
   const std::int64_t chunk = window_key(f, "attention_chunk_size", 8192);
   if (apply_layer_types(f, m, 0, chunk)) return;
@@ -275,13 +277,13 @@ void parse_llama4_text(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       const std::string field = f.name("no_rope_layers") + "[" + std::to_string(i) + "]";
       // 0: no RoPE, global; anything else RoPE, chunked (transformers tests it for truth).
-      m.layers[i].chunk = json_to_int((*rope)[i], field, false) != 0 ? chunk : 0;
+      m.layers[i].span = Span::chunk(json_to_int((*rope)[i], field, false) != 0 ? chunk : 0);
     }
     return;
   }
   const std::int64_t interval = int_or(f, "no_rope_layer_interval", 4);
   for (std::size_t i = 0; i < m.layers.size(); ++i)
-    m.layers[i].chunk = static_cast<std::int64_t>(i + 1) % interval != 0 ? chunk : 0;
+    m.layers[i].span = Span::chunk(static_cast<std::int64_t>(i + 1) % interval != 0 ? chunk : 0);
 }
 
 // Llama4Config (multimodal): text_config's language model (Llama4TextConfig defaults for what it
@@ -309,7 +311,7 @@ void parse_olmoe(const JsonFields& f, ModelSpec& m) {
   m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", 64);
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
   m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
-  for (auto& l : m.layers) l.moe = true;
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
 }
 
 // Ernie4_5Config (ERNIE-4.5-0.3B): Llama's layout with head_dim 128 when the key is missing (hidden_size
@@ -352,7 +354,7 @@ void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
   }
   const std::int64_t interval = int_or(f, "moe_layer_interval", 1);
   for (std::int64_t i = 0; i < m.num_layers(); ++i)
-    m.layers[static_cast<std::size_t>(i)].moe = (i + 1) % interval == 0 && i >= start && i <= end;
+    m.layers[static_cast<std::size_t>(i)].ffn = moe_if((i + 1) % interval == 0 && i >= start && i <= end);
 }
 
 // MiniMaxM2Config (MiniMax-M2, M2.1, M2.5, M2.7): 48 heads of head_dim 128 (not hidden_size / heads),
@@ -371,7 +373,7 @@ void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
   m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 256);
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
   m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
-  for (auto& l : m.layers) l.moe = true;
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
   if (!f.has("attn_type_list")) return;
   const auto& types = f.at("attn_type_list");
   if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())

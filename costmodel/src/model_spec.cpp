@@ -81,7 +81,7 @@ std::int64_t ModelSpec::num_indexer_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax() && !l.shared_topk; });
 }
 std::int64_t ModelSpec::num_linear_layers() const {
-  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.linear; });
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.has_linear(); });
 }
 
 void remove_indexer(ModelSpec& m) {
@@ -89,76 +89,77 @@ void remove_indexer(ModelSpec& m) {
   for (LayerSpec& l : m.layers) l.shared_topk = false;
 }
 
-void validate(const ModelSpec& m) {
-  require_positive(m.d_model, "d_model");
-  require_positive(m.vocab_size, "vocab_size");
-  require_positive(m.num_layers(), "num_layers");
-  require_non_negative(m.learned_positions, "learned_positions");
-  const AttentionSpec& a = m.attention;
+namespace {
+
+// MLA's ranks, and the head widths and counts they fix.
+void validate_mla(const AttentionSpec& a) {
+  require_positive(a.mla.kv_lora_rank, "kv_lora_rank");
+  require_non_negative(a.mla.q_lora_rank, "q_lora_rank");
+  require_non_negative(a.mla.rope_head_dim, "rope_head_dim");
+  require_positive(a.mla.qk_nope_head_dim, "qk_nope_head_dim");
+  if (a.head_dim != a.mla.qk_nope_head_dim + a.mla.rope_head_dim)
+    throw InputError("head_dim", std::to_string(a.head_dim),
+                     "must equal qk_nope_head_dim + rope_head_dim = " +
+                         std::to_string(a.mla.qk_nope_head_dim + a.mla.rope_head_dim) + " for MLA");
+  if (a.num_kv_heads != a.num_q_heads)
+    throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
+                     "must equal num_q_heads = " + std::to_string(a.num_q_heads) + " for MLA");
+}
+
+// Heads and widths, and the variant the head counts imply.
+void validate_attention(const AttentionSpec& a) {
   require_positive(a.num_q_heads, "num_q_heads");
   require_positive(a.num_kv_heads, "num_kv_heads");
   require_positive(a.head_dim, "head_dim");
   require_positive(a.v_head_dim, "v_head_dim");
   if (a.variant == AttentionVariant::mla) {
-    require_positive(a.mla.kv_lora_rank, "kv_lora_rank");
-    require_non_negative(a.mla.q_lora_rank, "q_lora_rank");
-    require_non_negative(a.mla.rope_head_dim, "rope_head_dim");
-    require_positive(a.mla.qk_nope_head_dim, "qk_nope_head_dim");
-    if (a.head_dim != a.mla.qk_nope_head_dim + a.mla.rope_head_dim)
-      throw InputError("head_dim", std::to_string(a.head_dim),
-                       "must equal qk_nope_head_dim + rope_head_dim = " +
-                           std::to_string(a.mla.qk_nope_head_dim + a.mla.rope_head_dim) + " for MLA");
-    if (a.num_kv_heads != a.num_q_heads)
-      throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
-                       "must equal num_q_heads = " + std::to_string(a.num_q_heads) + " for MLA");
-  } else {
-    if (a.num_q_heads % a.num_kv_heads != 0)
-      throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
-                       "must divide num_q_heads = " + std::to_string(a.num_q_heads));
-    if (a.mla.kv_lora_rank != 0 || a.mla.q_lora_rank != 0)
-      throw InputError("kv_lora_rank", std::to_string(a.mla.kv_lora_rank),
-                       "MLA ranks are only valid with variant mla (got " + std::string(to_string(a.variant)) + ")");
-    const AttentionVariant implied = variant_for_heads(a.num_q_heads, a.num_kv_heads);
-    // GQA with a group of one or with all heads sharing one KV head is named by what it is.
-    if (a.variant != implied)
-      throw InputError("variant", std::string(to_string(a.variant)),
-                       std::to_string(a.num_q_heads) + " query heads with " + std::to_string(a.num_kv_heads) +
-                           " KV heads is " + std::string(to_string(implied)));
+    validate_mla(a);
+    return;
   }
-  for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    const LayerSpec& l = m.layers[i];
+  if (a.num_q_heads % a.num_kv_heads != 0)
+    throw InputError("num_kv_heads", std::to_string(a.num_kv_heads),
+                     "must divide num_q_heads = " + std::to_string(a.num_q_heads));
+  if (a.mla.kv_lora_rank != 0 || a.mla.q_lora_rank != 0)
+    throw InputError("kv_lora_rank", std::to_string(a.mla.kv_lora_rank),
+                     "MLA ranks are only valid with variant mla (got " + std::string(to_string(a.variant)) + ")");
+  const AttentionVariant implied = variant_for_heads(a.num_q_heads, a.num_kv_heads);
+  // GQA with a group of one or with all heads sharing one KV head is named by what it is.
+  if (a.variant != implied)
+    throw InputError("variant", std::string(to_string(a.variant)),
+                     std::to_string(a.num_q_heads) + " query heads with " + std::to_string(a.num_kv_heads) +
+                         " KV heads is " + std::string(to_string(implied)));
+}
+
+// What each layer's enums allow but the counts do not model.
+void validate_layers(const std::vector<LayerSpec>& layers) {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& l = layers[i];
     const std::string at = "layers[" + std::to_string(i) + "]";
-    if (l.window < 0) throw InputError(at + ".window", std::to_string(l.window), "must not be negative");
-    if (l.chunk < 0) throw InputError(at + ".chunk", std::to_string(l.chunk), "must not be negative");
-    if (l.window > 0 && l.chunk > 0)
-      throw InputError(at + ".chunk", std::to_string(l.chunk),
-                       "a layer slides a window (" + std::to_string(l.window) + ") or attends in chunks, not both");
-    if (l.no_mixer && l.no_ffn) throw InputError(at, "empty", "a layer needs a mixer or an FFN");
-    if (l.no_mixer && l.linear) throw InputError(at + ".linear", "true", "an FFN-only layer has no linear attention");
-    if (l.no_ffn && l.moe) throw InputError(at + ".moe", "true", "a layer without an FFN has no experts");
-    if (l.no_mixer && (l.window > 0 || l.chunk > 0))
-      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
-                       "an FFN-only layer has no window or chunk");
-    if (l.parallel && !l.linear)
-      throw InputError(at + ".parallel", "true", "a parallel layer runs attention beside linear attention (linear must be set)");
-    if (l.linear && !l.parallel && (l.window > 0 || l.chunk > 0))
-      throw InputError(at + (l.window > 0 ? ".window" : ".chunk"), std::to_string(l.window > 0 ? l.window : l.chunk),
-                       "a linear-attention layer has no window or chunk");
+    const std::string span_field = at + (l.span.kind == Span::Kind::chunk ? ".chunk" : ".window");
+    if (l.span.tokens < 0) throw InputError(span_field, std::to_string(l.span.tokens), "must not be negative");
+    if (l.mixer == Mixer::none && l.ffn == LayerFfn::none)
+      throw InputError(at, "empty", "a layer needs a mixer or an FFN");
+    if (l.mixer == Mixer::none && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "an FFN-only layer has no window or chunk");
+    if (l.mixer == Mixer::linear && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "a linear-attention layer has no window or chunk");
   }
-  if (a.output_gate && a.variant == AttentionVariant::mla)
-    throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
-  if (a.sparse()) {  // DeepSeek Sparse Attention's indexer
+}
+
+// DeepSeek Sparse Attention's indexer, and the layers that share an earlier one's top-k.
+void validate_indexer(const AttentionSpec& a, const std::vector<LayerSpec>& layers) {
+  if (a.sparse()) {
     require_positive(a.indexer.head_dim, "index_head_dim");
     require_positive(a.indexer.topk, "index_topk");
-    for (std::size_t i = 0; i < m.layers.size(); ++i)
-      if (m.layers[i].window > 0 || m.layers[i].chunk > 0)
-        throw InputError("layers[" + std::to_string(i) + "]." + (m.layers[i].window > 0 ? "window" : "chunk"),
-                         std::to_string(m.layers[i].window > 0 ? m.layers[i].window : m.layers[i].chunk),
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      if (layers[i].local_span() > 0)
+        throw InputError("layers[" + std::to_string(i) + "]." + (layers[i].window() > 0 ? "window" : "chunk"),
+                         std::to_string(layers[i].local_span()),
                          "sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
   }
   bool indexer_before = false;  // a layer that shares the top-k needs an earlier one that chose it
-  for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    const LayerSpec& l = m.layers[i];
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const LayerSpec& l = layers[i];
     if (!l.softmax()) continue;
     if (l.shared_topk && !a.sparse())
       throw InputError("layers[" + std::to_string(i) + "].shared_topk", "true", "dense attention has no top-k to share");
@@ -168,54 +169,79 @@ void validate(const ModelSpec& m) {
     indexer_before = indexer_before || !l.shared_topk;
   }
   if (!a.sparse() && (a.indexer.head_dim != 0 || a.indexer.topk != 0)) require_positive(a.indexer.num_heads, "index_n_heads");
-  if (std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.linear; })) {
-    const LinearAttentionSpec& la = m.linear;
-    // Named by each kind's config keys.
-    const bool mamba = la.kind == LinearKind::mamba2;
-    require_positive(la.num_k_heads, mamba ? "mamba_n_groups" : "linear_num_key_heads");
-    require_positive(la.num_v_heads, mamba ? "mamba_n_heads" : "linear_num_value_heads");
-    if (la.kind != LinearKind::short_conv) require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
-    require_positive(la.head_v_dim, mamba ? "mamba_d_head" : "linear_value_head_dim");
-    require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
-    if (la.num_v_heads % la.num_k_heads != 0)
-      throw InputError(mamba ? "mamba_n_groups" : "linear_num_key_heads", std::to_string(la.num_k_heads),
-                       std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +
-                           std::to_string(la.num_v_heads));
-  }
+}
+
+// The linear mixer's widths, named by each kind's config keys.
+void validate_linear(const LinearAttentionSpec& la) {
+  const bool mamba = la.kind == LinearKind::mamba2;
+  require_positive(la.num_k_heads, mamba ? "mamba_n_groups" : "linear_num_key_heads");
+  require_positive(la.num_v_heads, mamba ? "mamba_n_heads" : "linear_num_value_heads");
+  if (la.kind != LinearKind::short_conv)
+    require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
+  require_positive(la.head_v_dim, mamba ? "mamba_d_head" : "linear_value_head_dim");
+  require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
+  if (la.num_v_heads % la.num_k_heads != 0)
+    throw InputError(mamba ? "mamba_n_groups" : "linear_num_key_heads", std::to_string(la.num_k_heads),
+                     std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +
+                         std::to_string(la.num_v_heads));
+}
+
+// The dense FFN's width when a layer has one; the experts' when a layer routes to them.
+void validate_ffn(const ModelSpec& m) {
   bool any_moe = false;
-  for (const auto& l : m.layers) any_moe = any_moe || l.moe;
   bool any_dense = false;
-  for (const auto& l : m.layers) any_dense = any_dense || (!l.moe && !l.no_ffn);
-  if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
-  if (any_moe) {
-    require_positive(m.moe.num_routed_experts, "num_routed_experts");
-    require_positive(m.moe.expert_ffn_dim, "expert_ffn_dim");
-    require_positive(m.moe.top_k, "top_k");
-    require_non_negative(m.moe.num_shared_experts, "num_shared_experts");
-    require_non_negative(m.moe.shared_ffn_dim, "shared_ffn_dim");
-    if (m.moe.top_k > m.moe.num_routed_experts)
-      throw InputError("top_k", std::to_string(m.moe.top_k),
-                       "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts));
+  for (const auto& l : m.layers) {
+    any_moe = any_moe || l.ffn == LayerFfn::moe;
+    any_dense = any_dense || l.ffn == LayerFfn::dense;
   }
+  if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
+  if (!any_moe) return;
+  require_positive(m.moe.num_routed_experts, "num_routed_experts");
+  require_positive(m.moe.expert_ffn_dim, "expert_ffn_dim");
+  require_positive(m.moe.top_k, "top_k");
+  require_non_negative(m.moe.num_shared_experts, "num_shared_experts");
+  require_non_negative(m.moe.shared_ffn_dim, "shared_ffn_dim");
+  if (m.moe.top_k > m.moe.num_routed_experts)
+    throw InputError("top_k", std::to_string(m.moe.top_k),
+                     "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts));
+}
+
+void validate_vision(const VisionSpec& v) {
+  if (v.hidden == 0) return;
+  require_positive(v.hidden, "vision_config.hidden_size");
+  require_positive(v.intermediate, "vision_config.intermediate_size");
+  require_positive(v.layers, "vision_config.num_hidden_layers");
+  require_positive(v.channels, "vision_config.num_channels");
+  require_positive(v.image_size, "vision_config.image_size");
+  require_positive(v.patch_size, "vision_config.patch_size");
+  if (v.kind == VisionKind::llama4) {
+    require_positive(v.projector_input_dim, "vision_config.projector_input_dim");
+    require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
+    require_positive(v.output_dim, "vision_config.vision_output_dim");
+  }
+  if (v.patch_size > v.image_size)
+    throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
+                     "must not exceed image_size = " + std::to_string(v.image_size));
+}
+
+}  // namespace
+
+// The checks run in this order so that the first invalid field named stays the same.
+void validate(const ModelSpec& m) {
+  require_positive(m.d_model, "d_model");
+  require_positive(m.vocab_size, "vocab_size");
+  require_positive(m.num_layers(), "num_layers");
+  require_non_negative(m.learned_positions, "learned_positions");
+  validate_attention(m.attention);
+  validate_layers(m.layers);
+  if (m.attention.output_gate && m.attention.variant == AttentionVariant::mla)
+    throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
+  validate_indexer(m.attention, m.layers);
+  if (m.num_linear_layers() > 0) validate_linear(m.linear);
+  validate_ffn(m);
   require_non_negative(m.norm.per_layer, "norms_per_layer");
   require_non_negative(m.extra.mtp_modules, "mtp_modules");
-  const VisionSpec& v = m.extra.vision;
-  if (v.hidden != 0) {
-    require_positive(v.hidden, "vision_config.hidden_size");
-    require_positive(v.intermediate, "vision_config.intermediate_size");
-    require_positive(v.layers, "vision_config.num_hidden_layers");
-    require_positive(v.channels, "vision_config.num_channels");
-    require_positive(v.image_size, "vision_config.image_size");
-    require_positive(v.patch_size, "vision_config.patch_size");
-    if (v.kind == VisionKind::llama4) {
-      require_positive(v.projector_input_dim, "vision_config.projector_input_dim");
-      require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
-      require_positive(v.output_dim, "vision_config.vision_output_dim");
-    }
-    if (v.patch_size > v.image_size)
-      throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
-                       "must not exceed image_size = " + std::to_string(v.image_size));
-  }
+  validate_vision(m.extra.vision);
 }
 
 }  // namespace mhacfg

@@ -128,11 +128,11 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
   const DType wd = w.weight_dtype;
-  if (layer.no_mixer) {  // an FFN-only block (Nemotron-H)
+  if (layer.mixer == Mixer::none) {  // an FFN-only block (Nemotron-H)
     ffn_time(m, layer, w, p, tokens, acc, times);
     return;
   }
-  if (layer.linear) {
+  if (layer.has_linear()) {
     const LinearAttentionSpec& la = m.linear;
     const LinearShard sh = linear_shard(m, tp);
     const std::int64_t vh = sh.v_heads;
@@ -146,7 +146,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     acc.linear_core_ms += core.time_ms * times;
     acc.linear_core_roofline = acc.linear_core_roofline || !core.calibrated;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
-    if (!layer.parallel) {
+    if (layer.mixer != Mixer::parallel) {
       ffn_time(m, layer, w, p, tokens, acc, times);
       return;
     }  // Falcon-H1: the attention beside it, then the FFN
@@ -194,12 +194,12 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
 // One layer's FFN or experts on one GPU for `tokens` tokens.
 void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p, std::int64_t tokens,
               Accum& acc, double times) {
-  if (layer.no_ffn) return;  // a mixer-only block (Nemotron-H)
+  if (layer.ffn == LayerFfn::none) return;  // a mixer-only block (Nemotron-H)
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
   const DType wd = w.weight_dtype;
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
-  if (!layer.moe) {
+  if (!layer.moe()) {
     const std::int64_t f = m.ffn.ffn_dim / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
     accumulate(acc.ffn, p.gemm({tokens, d, f}, wd), times);
@@ -263,7 +263,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block,
   // three per Falcon-H1 layer (attention and Mamba2 each end in a row-parallel projection).
   double allreduces = 0;
-  for (const auto& l : m.layers) allreduces += double(!l.no_mixer) + double(l.parallel) + double(!l.no_ffn);
+  for (const auto& l : m.layers)
+    allreduces += double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel) + double(l.ffn != LayerFfn::none);
 
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
   const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));

@@ -67,7 +67,7 @@ TEST_CASE("a MoE model holds the budget with its experts' width, a rejected own 
   const ModelSpec base = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/gemma-3-1b-it.json");
   REQUIRE_FALSE(g.ranked.empty());
   for (const auto& c : g.ranked)
-    for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window == base.layers[i].window);
+    for (std::size_t i = 0; i < base.layers.size(); ++i) CHECK(c.spec.layers[i].window() == base.layers[i].window());
 }
 
 TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cache per sequence", "[recommend]") {
@@ -77,7 +77,7 @@ TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cac
   REQUIRE_FALSE(r.ranked.empty());
   for (const auto& c : r.ranked) {
     std::int64_t chunked = 0;
-    for (const auto& l : c.spec.layers) chunked += l.chunk == 8192;
+    for (const auto& l : c.spec.layers) chunked += l.chunk() == 8192;
     CHECK(chunked == 36);
     // 36 layers hold 8192 tokens, 12 the whole context: per GPU under tp 4 (the KV heads split).
     const double per_layer_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
@@ -105,7 +105,7 @@ TEST_CASE("windows asked for by flags: every candidate and a model's own design 
   REQUIRE_FALSE(local.ranked.empty());
   for (const auto& c : local.ranked) {
     std::int64_t windowed = 0, global = 0;
-    for (const auto& l : c.spec.layers) (l.window == 1024 ? windowed : global) += 1;
+    for (const auto& l : c.spec.layers) (l.window() == 1024 ? windowed : global) += 1;
     CHECK(windowed == 27);
     CHECK(global == 5);
     const double per_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
@@ -128,7 +128,7 @@ TEST_CASE("windows asked for by flags: every candidate and a model's own design 
   const Recommendation mr = rec(m);
   REQUIRE(mr.base_design);
   CHECK(mr.base_design->spec.name == "llama-3-8b.json (modified)");
-  for (const auto& l : mr.base_design->spec.layers) CHECK(l.window == 4096);
+  for (const auto& l : mr.base_design->spec.layers) CHECK(l.window() == 4096);
   // A global layer needs a local one to come from: the flag is named.
   RecommendOptions bad = shape(2048, 16, 8192);
   bad.layer_pattern.global_every = 4;

@@ -131,7 +131,7 @@ TEST_CASE("decode FLOPs per token and windows capping the pairs", "[counts][flop
   w.context = 5000;
   FlopCounts f = count_flops(m, w);
   CHECK(f.decode_per_token.attention_core == 4LL * 8 * 5000 * 256);
-  for (auto& l : m.layers) l.window = 1024;
+  for (auto& l : m.layers) l.span = Span::window(1024);
   f = count_flops(m, w);
   CHECK(f.decode_per_token.attention_core == 4LL * 8 * 1024 * 256);
   w.prompt_len = 3000;
@@ -143,7 +143,7 @@ TEST_CASE("decode FLOPs per token and windows capping the pairs", "[counts][flop
 TEST_CASE("chunked layers: the cache holds a chunk, queries see their chunk's keys", "[counts][kv][flops]") {
   ModelSpec m = small();
   // Llama 4's pattern: three chunked layers, then one of full attention.
-  for (std::size_t i = 0; i < 3; ++i) m.layers[i].chunk = 1024;
+  for (std::size_t i = 0; i < 3; ++i) m.layers[i].span = Span::chunk(1024);
   Workload w;
   w.context = 5000;
   w.prompt_len = 3000;
@@ -160,10 +160,7 @@ TEST_CASE("chunked layers: the cache holds a chunk, queries see their chunk's ke
   // A decode step reads the current chunk's 904 keys there, though the cache holds 1024.
   const ModelCounts c = count_model(m, w);
   CHECK(c.bytes.kv_read == (3 * 904 + 5000) * 2 * 128 * 2);
-  m.layers[0].window = 512;
-  CHECK_THROWS_WITH(validate(m), "layers[0].chunk = 1024: a layer slides a window (512) or attends in chunks, not both");
-  m.layers[0] = LayerSpec{};
-  m.layers[1].chunk = -2;
+  m.layers[1].span = Span::chunk(-2);
   CHECK_THROWS_WITH(validate(m), "layers[1].chunk = -2: must not be negative");
 }
 
@@ -246,7 +243,7 @@ TEST_CASE("a hybrid model: linear-attention layers count their own weights and h
   // small() with its first 3 layers Gated DeltaNet (2 key heads, 4 value heads of 32, a convolution of 4).
   ModelSpec m = small();
   m.linear = LinearAttentionSpec{2, 4, 32, 32, 4};
-  for (int i = 0; i < 3; ++i) m.layers[static_cast<std::size_t>(i)].linear = true;
+  for (int i = 0; i < 3; ++i) m.layers[static_cast<std::size_t>(i)].mixer = Mixer::linear;
   validate(m);
   const ParamCounts dense = count_params(small());
   const ParamCounts p = count_params(m);
@@ -269,7 +266,7 @@ TEST_CASE("a hybrid model: linear-attention layers count their own weights and h
   CHECK(f.decode_per_token.attention_core == 2 * 2 * 8 * 64 * 1000 + 3 * (6 * 4 * 32 * 32 + 2 * 256 * 4));
   // Input errors name the field.
   ModelSpec bad = m;
-  bad.layers[0].window = 128;
+  bad.layers[0].span = Span::window(128);
   CHECK_THROWS_WITH(validate(bad), "layers[0].window = 128: a linear-attention layer has no window or chunk");
   bad = m;
   bad.linear.num_k_heads = 3;
@@ -291,11 +288,8 @@ TEST_CASE("a hybrid model: linear-attention layers count their own weights and h
   w.tp = 2;
   CHECK_THROWS_WITH(count_kv_cache(odd, w), "tp = 2: must divide linear_num_key_heads = 3 or be a multiple of it");
   bad = m;
-  bad.layers[3].no_mixer = bad.layers[3].no_ffn = true;
+  bad.layers[3] = LayerSpec::ffn_only(LayerFfn::none);
   CHECK_THROWS_WITH(validate(bad), "layers[3] = empty: a layer needs a mixer or an FFN");
-  bad = m;
-  bad.layers[0].no_mixer = true;
-  CHECK_THROWS_WITH(validate(bad), "layers[0].linear = true: an FFN-only layer has no linear attention");
   ModelSpec gated_mla = fixture("deepseek-v2-lite");
   gated_mla.attention.output_gate = true;
   CHECK_THROWS_WITH(validate(gated_mla), "output_gate = true: a gate on the attention output is not modelled for MLA");

@@ -41,7 +41,7 @@ TEST_CASE("qwen2 has q/k/v biases and ignores a declared window when use_sliding
   CHECK(q.attention.k_bias);
   CHECK(q.attention.v_bias);
   CHECK_FALSE(q.attention.o_bias);
-  for (const auto& l : q.layers) CHECK(l.window == 0);
+  for (const auto& l : q.layers) CHECK(l.window() == 0);
   Workload w;
   w.context = 131072;
   CHECK(count_kv_cache(q, w).layer_tokens == 28 * 131072);
@@ -52,7 +52,7 @@ TEST_CASE("qwen2 with use_sliding_window windows the layers from max_window_laye
     "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864, "vocab_size": 151936,
     "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 21, "tie_word_embeddings": true})");
   const ModelSpec m = spec_from_hf_config(j, "inline");
-  for (int i = 0; i < 24; ++i) CHECK(m.layers[i].window == (i >= 21 ? 4096 : 0));
+  for (int i = 0; i < 24; ++i) CHECK(m.layers[i].window() == (i >= 21 ? 4096 : 0));
 }
 
 TEST_CASE("mistral v0.1 caps every layer at its window, v0.3 declares none", "[hf_config][kv]") {
@@ -70,7 +70,7 @@ TEST_CASE("gemma2 caps only its sliding (even) layers", "[hf_config][kv]") {
   const ModelSpec g = fixture("gemma-2-9b");
   CHECK(g.norm.per_layer == 4);
   CHECK(g.attention.head_dim == 256);
-  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window == (i % 2 == 0 ? 4096 : 0));
+  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window() == (i % 2 == 0 ? 4096 : 0));
   Workload w;
   w.context = 32768;
   const KvCacheCounts kv = count_kv_cache(g, w);
@@ -98,7 +98,7 @@ TEST_CASE("qwen3 adds per-head q/k norms and no biases", "[hf_config]") {
 
 TEST_CASE("phi3 honours its declared sliding window", "[hf_config][kv]") {
   const ModelSpec p = fixture("phi-3-mini-4k-instruct");
-  for (const auto& l : p.layers) CHECK(l.window == 2047);
+  for (const auto& l : p.layers) CHECK(l.window() == 2047);
 }
 
 TEST_CASE("layer_types: read where the Config class reads it, a sliding layer without a window is full", "[hf_config][kv]") {
@@ -106,15 +106,15 @@ TEST_CASE("layer_types: read where the Config class reads it, a sliding layer wi
   const ModelSpec mistral = edited("mistral-7b-v0.1", [](nlohmann::json& j) {
     j["layer_types"] = std::vector<std::string>(32, "full_attention");
   });
-  for (const auto& l : mistral.layers) CHECK(l.window == 4096);
+  for (const auto& l : mistral.layers) CHECK(l.window() == 4096);
   // Qwen2 without use_sliding_window sets sliding_window None: "sliding" layers attend to everything.
   const ModelSpec qwen = edited("qwen2.5-7b", [](nlohmann::json& j) {
     j["layer_types"] = std::vector<std::string>(28, "sliding_attention");
   });
-  for (const auto& l : qwen.layers) CHECK(l.window == 0);
+  for (const auto& l : qwen.layers) CHECK(l.window() == 0);
   // Gemma2 with sliding_window null: no layer is windowed.
   const ModelSpec gemma = edited("gemma-2-9b", [](nlohmann::json& j) { j["sliding_window"] = nullptr; });
-  for (const auto& l : gemma.layers) CHECK(l.window == 0);
+  for (const auto& l : gemma.layers) CHECK(l.window() == 0);
 }
 
 TEST_CASE("gemma3 multimodal: the language model is the total, the SigLIP encoder and projector beside it", "[hf_config]") {
@@ -153,16 +153,17 @@ TEST_CASE("gemma3 layers slide except every sixth, with q/k norms and four norms
   CHECK(g.attention.qk_norm);
   CHECK(g.norm.per_layer == 4);
   CHECK(g.tie_embeddings);
-  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window == ((i + 1) % 6 == 0 ? 0 : 512));
+  for (std::size_t i = 0; i < g.layers.size(); ++i) CHECK(g.layers[i].window() == ((i + 1) % 6 == 0 ? 0 : 512));
   Workload w;
   w.context = 32768;
   CHECK(count_kv_cache(g, w).layer_tokens == 22 * 512 + 4 * 32768);
   // The 270M spells the same pattern out as layer_types.
   const ModelSpec small = fixture("gemma-3-270m");
-  for (std::size_t i = 0; i < small.layers.size(); ++i) CHECK(small.layers[i].window == ((i + 1) % 6 == 0 ? 0 : 512));
+  for (std::size_t i = 0; i < small.layers.size(); ++i) CHECK(small.layers[i].window() == ((i + 1) % 6 == 0 ? 0 : 512));
   // Another pattern, and EmbeddingGemma's bidirectional encoder, which has no causal decode.
   const ModelSpec every_third = edited("gemma-3-1b-it", [](nlohmann::json& j) { j["sliding_window_pattern"] = 3; });
-  for (std::size_t i = 0; i < every_third.layers.size(); ++i) CHECK(every_third.layers[i].window == ((i + 1) % 3 == 0 ? 0 : 512));
+  for (std::size_t i = 0; i < every_third.layers.size(); ++i)
+    CHECK(every_third.layers[i].window() == ((i + 1) % 3 == 0 ? 0 : 512));
   CHECK_THROWS_WITH(edited("gemma-3-270m", [](nlohmann::json& j) { j["use_bidirectional_attention"] = true; }),
                     Catch::Contains("use_bidirectional_attention = true: a bidirectional encoder"));
 }
@@ -201,7 +202,7 @@ TEST_CASE("olmo2 and olmoe: q/k norms over every head's width", "[hf_config]") {
   CHECK(moe.moe.top_k == 8);
   CHECK(moe.moe.num_shared_experts == 0);
   CHECK_FALSE(moe.moe.router_bias);
-  for (const auto& l : moe.layers) CHECK(l.moe);
+  for (const auto& l : moe.layers) CHECK(l.moe());
   const ParamCounts p = count_params(moe);
   CHECK(p.total - p.active == 16LL * (64 - 8) * 3 * 2048 * 1024);
   CHECK(std::llround(double(p.active) / 1e8) == 13);  // "1.3B active"
@@ -212,7 +213,7 @@ TEST_CASE("olmo3: OLMo 2's layer, three 4096-token sliding layers to one global"
   CHECK(o.attention.qk_norm_full_width);
   CHECK(o.attention.num_kv_heads == 8);
   CHECK(count_params(o).attention_per_layer == 2LL * 5120 * 5120 + 2LL * 5120 * 1024 + 5120 + 1024);
-  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(o.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(o.layers[i].window() == ((i + 1) % 4 != 0 ? 4096 : 0));
   Workload w;
   w.context = 65536;
   const KvCacheCounts kv = count_kv_cache(o, w);
@@ -220,7 +221,7 @@ TEST_CASE("olmo3: OLMo 2's layer, three 4096-token sliding layers to one global"
   CHECK(kv.bytes_per_token_beyond_window == 16LL * 2 * 8 * 128 * 2);  // only the 16 global layers grow
   // Without layer_types Olmo3Config's fixed pattern gives the same layers; a null window none.
   const ModelSpec implicit = edited("olmo-3-1125-32b", [](nlohmann::json& j) { j.erase("layer_types"); });
-  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(implicit.layers[i].window == o.layers[i].window);
+  for (std::size_t i = 0; i < o.layers.size(); ++i) CHECK(implicit.layers[i].window() == o.layers[i].window());
   const ModelSpec unwindowed = edited("olmo-3-1025-7b", [](nlohmann::json& j) {
     j.erase("layer_types");
     j["sliding_window"] = nullptr;
@@ -252,7 +253,7 @@ TEST_CASE("starcoder2: tied unless the file says not, biases with use_bias, a wi
   CHECK(s3.tie_embeddings);  // no tie_word_embeddings key: Starcoder2Config's true
   CHECK(count_params(s3).total == 3'030'371'328);  // "3.03B"; 4 bytes each: the 12.1 GB float32 file
   CHECK(s3.attention.num_kv_heads == 2);
-  for (const auto& l : s3.layers) CHECK(l.window == 4096);
+  for (const auto& l : s3.layers) CHECK(l.window() == 4096);
   Workload w;
   w.context = 16384;
   CHECK(count_kv_cache(s3, w).layer_tokens == 30 * 4096);
@@ -275,7 +276,7 @@ TEST_CASE("smollm3 and granite: Llama's layout with their own defaults", "[hf_co
     j["sliding_window"] = 2048;
     j.erase("layer_types");
   });
-  for (std::size_t i = 0; i < slid.layers.size(); ++i) CHECK(slid.layers[i].window == ((i + 1) % 4 == 0 ? 2048 : 0));
+  for (std::size_t i = 0; i < slid.layers.size(); ++i) CHECK(slid.layers[i].window() == ((i + 1) % 4 == 0 ? 2048 : 0));
   const ModelSpec g = fixture("granite-3.1-8b-instruct");
   CHECK(g.tie_embeddings);
   CHECK(count_params(g).total == 8'170'848'256);  // "8.1B"; the 2B's count is published exactly
@@ -293,7 +294,7 @@ TEST_CASE("exaone4: q/k norms over head_dim, three sliding layers to one global 
   CHECK_FALSE(e.attention.qk_norm_full_width);
   CHECK_FALSE(e.attention.q_bias);
   CHECK(e.norm.per_layer == 2);
-  for (std::size_t i = 0; i < e.layers.size(); ++i) CHECK(e.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  for (std::size_t i = 0; i < e.layers.size(); ++i) CHECK(e.layers[i].window() == ((i + 1) % 4 != 0 ? 4096 : 0));
   Workload w;
   w.context = 131072;
   CHECK(count_kv_cache(e, w).layer_tokens == 48 * 4096 + 16 * 131072);
@@ -308,9 +309,9 @@ TEST_CASE("exaone4: q/k norms over head_dim, three sliding layers to one global 
     j["sliding_window_pattern"] = "LG";
   });
   for (std::size_t i = 0; i < e.layers.size(); ++i) {
-    CHECK(counted.layers[i].window == e.layers[i].window);
-    CHECK(spelled.layers[i].window == e.layers[i].window);
-    CHECK(gl.layers[i].window == (i % 2 == 0 ? 4096 : 0));
+    CHECK(counted.layers[i].window() == e.layers[i].window());
+    CHECK(spelled.layers[i].window() == e.layers[i].window());
+    CHECK(gl.layers[i].window() == (i % 2 == 0 ? 4096 : 0));
   }
   CHECK_THROWS_WITH(edited("exaone-4.0-32b", [](nlohmann::json& j) {
                       j.erase("layer_types");
@@ -338,7 +339,7 @@ TEST_CASE("cohere and cohere2: one LayerNorm without bias per parallel block, co
   const ModelSpec qk = edited("c4ai-command-r-v01", [](nlohmann::json& j) { j["use_qk_norm"] = true; });
   CHECK(count_params(qk).total - count_params(r).total == 40LL * (64 + 64) * 128);
   const ModelSpec r7 = fixture("c4ai-command-r7b-12-2024");
-  for (std::size_t i = 0; i < r7.layers.size(); ++i) CHECK(r7.layers[i].window == ((i + 1) % 4 != 0 ? 4096 : 0));
+  for (std::size_t i = 0; i < r7.layers.size(); ++i) CHECK(r7.layers[i].window() == ((i + 1) % 4 != 0 ? 4096 : 0));
   // head_dim is hidden_size / heads whatever the file says.
   CHECK(edited("c4ai-command-r7b-12-2024", [](nlohmann::json& j) { j["head_dim"] = 96; }).attention.head_dim == 128);
   Workload w;

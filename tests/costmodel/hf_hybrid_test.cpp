@@ -14,7 +14,7 @@ using mhacfg::testing::fixture;
 TEST_CASE("qwen3_next: Gated DeltaNet layers with a fixed state, gated attention every fourth layer", "[hf_config][kv]") {
   const ModelSpec q = fixture("qwen3-next-80b-a3b-instruct");
   REQUIRE(q.num_layers() == 48);
-  for (std::size_t i = 0; i < 48; ++i) CHECK(q.layers[i].linear == ((i + 1) % 4 != 0));
+  for (std::size_t i = 0; i < 48; ++i) CHECK(q.layers[i].has_linear() == ((i + 1) % 4 != 0));
   CHECK(q.num_attention_layers() == 12);
   CHECK(q.attention.output_gate);
   CHECK(q.attention.qk_norm);
@@ -86,7 +86,7 @@ TEST_CASE("qwen3_next: Gated DeltaNet layers with a fixed state, gated attention
 TEST_CASE("granitemoehybrid: Mamba2 layers beside four attention layers, a shared MLP beside the experts", "[hf_config][kv]") {
   const ModelSpec g = fixture("granite-4.0-h-small");
   REQUIRE(g.num_layers() == 40);
-  for (std::size_t i = 0; i < 40; ++i) CHECK(g.layers[i].linear == (i % 10 != 5));
+  for (std::size_t i = 0; i < 40; ++i) CHECK(g.layers[i].has_linear() == (i % 10 != 5));
   CHECK(g.linear.kind == LinearKind::mamba2);
   CHECK(g.attention.head_dim == 128);  // hidden_size / heads
   const ParamCounts p = count_params(g);
@@ -117,8 +117,8 @@ TEST_CASE("granitemoehybrid: Mamba2 layers beside four attention layers, a share
     j.erase("layer_types");
   });
   for (const auto& l : dense.layers) {
-    CHECK(l.linear);
-    CHECK_FALSE(l.moe);
+    CHECK(l.has_linear());
+    CHECK_FALSE(l.moe());
   }
   CHECK(dense.ffn.ffn_dim == 1536);
   CHECK(count_params(dense).total == 32'207'337'984 - 40LL * (72LL * 3 * 4096 * 768 + 72 * 4096) -
@@ -137,10 +137,10 @@ TEST_CASE("nemotron_h: blocks of one module each, Mamba2, attention, MLP or expe
   REQUIRE(n.num_layers() == 52);
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
-    CHECK(n.layers[i].linear == (c == 'M'));
-    CHECK(n.layers[i].moe == (c == 'E'));
-    CHECK(n.layers[i].no_mixer == (c == 'E' || c == '-'));
-    CHECK(n.layers[i].no_ffn == (c == 'M' || c == '*'));
+    CHECK(n.layers[i].has_linear() == (c == 'M'));
+    CHECK(n.layers[i].moe() == (c == 'E'));
+    CHECK((n.layers[i].mixer == Mixer::none) == (c == 'E' || c == '-'));
+    CHECK((n.layers[i].ffn == LayerFfn::none) == (c == 'M' || c == '*'));
   }
   CHECK(n.num_attention_layers() == 6);
   CHECK(n.num_linear_layers() == 23);
@@ -190,7 +190,7 @@ TEST_CASE("kimi_linear: KDA layers beside MLA without RoPE, DeepSeek-V3's expert
   const ModelSpec k = fixture("kimi-linear-48b-a3b-instruct");
   REQUIRE(k.num_layers() == 27);
   // kda_layers is 1-based: layers 4, 8, ..., 24 and 27 (0-based 3, 7, ..., 23, 26) are MLA.
-  for (std::size_t i = 0; i < 27; ++i) CHECK(k.layers[i].linear == ((i + 1) % 4 != 0 && i != 26));
+  for (std::size_t i = 0; i < 27; ++i) CHECK(k.layers[i].has_linear() == ((i + 1) % 4 != 0 && i != 26));
   CHECK(k.num_linear_layers() == 20);
   CHECK(k.linear.kind == LinearKind::kda);
   CHECK(k.attention.variant == AttentionVariant::mla);
@@ -205,8 +205,8 @@ TEST_CASE("kimi_linear: KDA layers beside MLA without RoPE, DeepSeek-V3's expert
   // MLA: q_proj 2304 -> 32 x 192, kv_a 2304 -> 576, its norm, kv_b 512 -> 32 x 256, o_proj.
   CHECK(p.attention_per_layer == 2304LL * 6144 + 2304 * 576 + 512 + 512LL * 8192 + 4096LL * 2304);
   // Experts on layers 1..26 with e_score_correction_bias; layer 0 dense.
-  CHECK_FALSE(k.layers[0].moe);
-  for (std::size_t i = 1; i < 27; ++i) CHECK(k.layers[i].moe);
+  CHECK_FALSE(k.layers[0].moe());
+  for (std::size_t i = 1; i < 27; ++i) CHECK(k.layers[i].moe());
   CHECK(p.router == 26LL * (256 * 2304 + 256));
   // The caches: MLA's latent and rope key on 7 layers; per KDA layer 32 x 128 x 128 and 3 x 4096 x 3.
   Workload w;
@@ -232,7 +232,7 @@ TEST_CASE("lfm2: gated short convolutions beside attention, the FFN width adjust
   // full_attn_idxs (0-based) names the attention layers; the rest are short convolutions.
   for (std::size_t i = 0; i < 16; ++i) {
     const bool attention = i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14;
-    CHECK(s.layers[i].linear == !attention);
+    CHECK(s.layers[i].has_linear() == !attention);
   }
   CHECK(s.linear.kind == LinearKind::short_conv);
   CHECK(s.ffn.ffn_dim == 4608);  // block_ff_dim 6656: 2/3 of it is 4437, rounded up to 256
@@ -270,7 +270,7 @@ TEST_CASE("lfm2: gated short convolutions beside attention, the FFN width adjust
     j["layer_types"] = nlohmann::json::array();
     for (int i = 0; i < 16; ++i) j["layer_types"].push_back(i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14 ? "full_attention" : "conv");
   });
-  for (std::size_t i = 0; i < 16; ++i) CHECK(typed.layers[i].linear == s.layers[i].linear);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(typed.layers[i].has_linear() == s.layers[i].has_linear());
   CHECK(edited("lfm2-350m", [](nlohmann::json& j) { j.erase("full_attn_idxs"); }).num_linear_layers() == 0);
   CHECK_THROWS_WITH(edited("lfm2-350m", [](nlohmann::json& j) { j["full_attn_idxs"][0] = 16; }),
                     Catch::Contains("full_attn_idxs[0] = 16: must be a layer index in 0..15"));
@@ -278,9 +278,9 @@ TEST_CASE("lfm2: gated short convolutions beside attention, the FFN width adjust
   CHECK(linear_attention_state_elements_per_gpu(s, 2) == 512 * 2);
 
   const ModelSpec moe = fixture("lfm2-8b-a1b");
-  CHECK_FALSE(moe.layers[0].moe);
-  CHECK_FALSE(moe.layers[1].moe);
-  for (std::size_t i = 2; i < 24; ++i) CHECK(moe.layers[i].moe);
+  CHECK_FALSE(moe.layers[0].moe());
+  CHECK_FALSE(moe.layers[1].moe());
+  for (std::size_t i = 2; i < 24; ++i) CHECK(moe.layers[i].moe());
   CHECK(moe.ffn.ffn_dim == 7168);  // as is: no adjustment in LFM2-MoE
   CHECK_FALSE(moe.moe.router_bias);
   CHECK(moe.num_linear_layers() == 18);
@@ -292,8 +292,7 @@ TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both cou
   const ModelSpec h = fixture("falcon-h1-0.5b-base");
   REQUIRE(h.num_layers() == 36);
   for (const auto& l : h.layers) {
-    CHECK(l.linear);
-    CHECK(l.parallel);
+    CHECK(l.mixer == Mixer::parallel);
     CHECK(l.softmax());
     CHECK(l.full_attention());
   }

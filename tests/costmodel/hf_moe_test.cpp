@@ -19,8 +19,8 @@ using mhacfg::testing::fixture;
 TEST_CASE("deepseek MLA caches the latent, MoE layout, V3 MTP reported separately", "[hf_config][kv]") {
   const ModelSpec lite = fixture("deepseek-v2-lite");
   CHECK(lite.attention.variant == AttentionVariant::mla);
-  CHECK(lite.layers[0].moe == false);  // first_k_dense_replace = 1
-  CHECK(lite.layers[1].moe);
+  CHECK(lite.layers[0].moe() == false);  // first_k_dense_replace = 1
+  CHECK(lite.layers[1].moe());
   Workload w;
   CHECK(count_kv_cache(lite, w).bytes_per_token == 31'104);  // (512 + 64) x 27 layers x 2 bytes
 
@@ -58,7 +58,7 @@ TEST_CASE("deepseek: missing keys take the Config class defaults, nulls switch t
   const ModelSpec lite_q = edited("deepseek-v2-lite", [](nlohmann::json& j) { j.erase("q_lora_rank"); });
   CHECK(lite_q.attention.mla.q_lora_rank == 1536);
   const ModelSpec dense = edited("deepseek-v2-lite", [](nlohmann::json& j) { j["n_routed_experts"] = nullptr; });
-  for (const auto& l : dense.layers) CHECK_FALSE(l.moe);
+  for (const auto& l : dense.layers) CHECK_FALSE(l.moe());
   CHECK_THROWS_WITH(edited("deepseek-v2-lite", [](nlohmann::json& j) { j.erase("num_experts_per_tok"); }),
                     Catch::Contains("num_experts_per_tok = (missing): required key is missing"));
 }
@@ -91,8 +91,8 @@ TEST_CASE("gpt-oss: sinks, biases everywhere, every layer sparse, windows of 128
   CHECK(std::llround(double(p.active - p.embedding) / 1e7) == 361);
   CHECK(p.router == 24LL * (32 * 2880 + 32));  // router weight and bias
   for (std::size_t i = 0; i < g.layers.size(); ++i) {
-    CHECK(g.layers[i].moe);
-    CHECK(g.layers[i].window == (i % 2 == 0 ? 128 : 0));
+    CHECK(g.layers[i].moe());
+    CHECK(g.layers[i].window() == (i % 2 == 0 ? 128 : 0));
   }
   Workload w;
   w.context = 131072;
@@ -101,7 +101,7 @@ TEST_CASE("gpt-oss: sinks, biases everywhere, every layer sparse, windows of 128
   CHECK(kv.layer_tokens == 12 * 128 + 12 * 131072);
   // Without layer_types the default alternation is the same; head_dim null falls back to hidden / heads.
   const ModelSpec no_types = edited("gpt-oss-20b", [](nlohmann::json& j) { j.erase("layer_types"); });
-  for (std::size_t i = 0; i < no_types.layers.size(); ++i) CHECK(no_types.layers[i].window == (i % 2 == 0 ? 128 : 0));
+  for (std::size_t i = 0; i < no_types.layers.size(); ++i) CHECK(no_types.layers[i].window() == (i % 2 == 0 ? 128 : 0));
   CHECK(edited("gpt-oss-20b", [](nlohmann::json& j) { j["head_dim"] = nullptr; }).attention.head_dim == 45);
   CHECK(edited("gpt-oss-20b", [](nlohmann::json& j) { j.erase("head_dim"); }).attention.head_dim == 64);
 }
@@ -114,7 +114,7 @@ TEST_CASE("qwen3_moe: sparse layers by decoder_sparse_step and mlp_only_layers, 
   CHECK(q.moe.num_shared_experts == 0);
   const ParamCounts p = count_params(q);
   CHECK(p.active == 3'353'032'704);  // "3.3B activated"
-  for (const auto& l : q.layers) CHECK(l.moe);
+  for (const auto& l : q.layers) CHECK(l.moe());
   // Qwen3MoeConfig has no head_dim default: the model falls back to hidden_size / heads.
   CHECK(edited("qwen3-30b-a3b", [](nlohmann::json& j) { j.erase("head_dim"); }).attention.head_dim == 64);
   // transformers v5 writes the expert count back as num_local_experts.
@@ -130,8 +130,8 @@ TEST_CASE("qwen3_moe: sparse layers by decoder_sparse_step and mlp_only_layers, 
   });
   std::int64_t sparse = 0;
   for (std::size_t i = 0; i < mixed.layers.size(); ++i) {
-    CHECK(mixed.layers[i].moe == (i != 47 && (i + 1) % 2 == 0));
-    sparse += mixed.layers[i].moe;
+    CHECK(mixed.layers[i].moe() == (i != 47 && (i + 1) % 2 == 0));
+    sparse += mixed.layers[i].moe();
   }
   const std::int64_t moe_layer = 128LL * 3 * 2048 * 768 + 2048LL * 128, dense_layer = 3LL * 2048 * 6144;
   CHECK(count_params(mixed).total == p.total - (48 - sparse) * (moe_layer - dense_layer));
@@ -142,7 +142,7 @@ TEST_CASE("qwen3_moe: sparse layers by decoder_sparse_step and mlp_only_layers, 
     j["use_sliding_window"] = true;
     j["sliding_window"] = 4096;
   });
-  for (const auto& l : windowed.layers) CHECK(l.window == 4096);
+  for (const auto& l : windowed.layers) CHECK(l.window() == 4096);
 }
 
 TEST_CASE("qwen2_moe: a shared FFN of its own width behind a gate, q/k/v biases", "[hf_config]") {
@@ -168,8 +168,8 @@ TEST_CASE("glm4_moe: dense first layers, fused shared experts, the MTP layer bes
   CHECK_FALSE(g.attention.o_bias);
   CHECK_FALSE(g.attention.qk_norm);
   CHECK(g.attention.head_dim == 128);  // 96 heads of 128 = 12288 != hidden_size 4096
-  CHECK_FALSE(g.layers[0].moe);        // first_k_dense_replace 1
-  CHECK(g.layers[1].moe);
+  CHECK_FALSE(g.layers[0].moe());      // first_k_dense_replace 1
+  CHECK(g.layers[1].moe());
   CHECK_FALSE(g.moe.router_bias);      // e_score_correction_bias is a buffer, not a parameter
   const ParamCounts p = count_params(g);
   CHECK(p.mtp == 2'375'059'456);
@@ -188,8 +188,8 @@ TEST_CASE("kimi_k2 is DeepSeek-V3's architecture with its own sizes", "[hf_confi
   CHECK(k.attention.variant == AttentionVariant::mla);
   CHECK(k.attention.num_q_heads == 64);
   CHECK(k.moe.num_routed_experts == 384);
-  CHECK_FALSE(k.layers[0].moe);
-  CHECK(k.layers[1].moe);
+  CHECK_FALSE(k.layers[0].moe());
+  CHECK(k.layers[1].moe());
   CHECK(k.extra.mtp_modules == 0);
   CHECK(std::llround(double(count_params(k).active) / 1e9) == 33);  // "32B activated" + embedding and head
   Workload w;
@@ -223,10 +223,10 @@ void check_llama4_checkpoint(const Llama4Checkpoint& c) {
   CHECK(m.ffn.ffn_dim == 16384);           // dense layers: intermediate_size_mlp
   std::int64_t sparse = 0;
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    CHECK(m.layers[i].chunk == ((i + 1) % 4 != 0 ? 8192 : 0));  // NoPE every fourth layer, global
-    CHECK(m.layers[i].window == 0);
-    CHECK(m.layers[i].moe == ((i + 1) % c.moe_step == 0));
-    sparse += m.layers[i].moe;
+    CHECK(m.layers[i].chunk() == ((i + 1) % 4 != 0 ? 8192 : 0));  // NoPE every fourth layer, global
+    CHECK(m.layers[i].window() == 0);
+    CHECK(m.layers[i].moe() == ((i + 1) % c.moe_step == 0));
+    sparse += m.layers[i].moe();
   }
   // Active: the embedding, the head, attention and norms everywhere, one routed and the shared
   // expert (and the router) on sparse layers, the dense FFN elsewhere: "17B active".
@@ -260,17 +260,17 @@ TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a 
     j["text_config"]["no_rope_layers"] = std::vector<int>(48, 1);
     j["text_config"]["no_rope_layers"][0] = 0;
   });
-  for (std::size_t i = 0; i < 48; ++i) CHECK(rope_listed.layers[i].chunk == (i == 0 ? 0 : 8192));
+  for (std::size_t i = 0; i < 48; ++i) CHECK(rope_listed.layers[i].chunk() == (i == 0 ? 0 : 8192));
   const ModelSpec empty_rope = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
     j["text_config"]["no_rope_layers"] = nlohmann::json::array();  // empty: the interval, as in transformers
   });
-  CHECK(empty_rope.layers[3].chunk == 0);
-  CHECK(empty_rope.layers[4].chunk == 8192);
+  CHECK(empty_rope.layers[3].chunk() == 0);
+  CHECK(empty_rope.layers[4].chunk() == 8192);
   const ModelSpec typed = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
     j["text_config"]["layer_types"] = std::vector<std::string>(48, "full_attention");
     j["text_config"]["layer_types"][5] = "chunked_attention";
   });
-  for (std::size_t i = 0; i < 48; ++i) CHECK(typed.layers[i].chunk == (i == 5 ? 8192 : 0));
+  for (std::size_t i = 0; i < 48; ++i) CHECK(typed.layers[i].chunk() == (i == 5 ? 8192 : 0));
   const ModelSpec unchunked = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
     j["text_config"]["attention_chunk_size"] = nullptr;
   });
@@ -278,7 +278,7 @@ TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a 
   const ModelSpec dense_only = edited("llama-4-scout-17b-16e-instruct", [](nlohmann::json& j) {
     j["text_config"]["moe_layers"] = nlohmann::json::array();  // a list, even empty, replaces the interleave
   });
-  for (const auto& l : dense_only.layers) CHECK_FALSE(l.moe);
+  for (const auto& l : dense_only.layers) CHECK_FALSE(l.moe());
   CHECK(count_params(dense_only).total == 107'769'861'120 - 48 * (16 * expert + h * 16 + expert - dense));
   const auto refused = [](const std::function<void(nlohmann::json&)>& edit) {
     return [edit] { edited("llama-4-scout-17b-16e-instruct", edit); };
@@ -290,7 +290,7 @@ TEST_CASE("llama4: chunked RoPE layers with every fourth global, experts with a 
     j["text_config"]["no_rope_layers"] = std::vector<int>(50, 2);
     j["text_config"]["no_rope_layers"][7] = 0;
   });
-  for (std::size_t i = 0; i < 48; ++i) CHECK(lenient.layers[i].chunk == (i == 7 ? 0 : 8192));
+  for (std::size_t i = 0; i < 48; ++i) CHECK(lenient.layers[i].chunk() == (i == 7 ? 0 : 8192));
   CHECK_THROWS_WITH(refused([](nlohmann::json& j) { j["text_config"]["no_rope_layers"] = {1, -1}; })(),
                     Catch::Contains("text_config: no_rope_layers"));
   CHECK_THROWS_WITH(refused([](nlohmann::json& j) {
@@ -323,8 +323,8 @@ TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size, ernie4_5_moe: MoE l
 
   const ModelSpec moe = fixture("ernie-4.5-21b-a3b-pt");
   REQUIRE(moe.num_layers() == 28);
-  CHECK_FALSE(moe.layers[0].moe);
-  for (std::size_t i = 1; i < 28; ++i) CHECK(moe.layers[i].moe);
+  CHECK_FALSE(moe.layers[0].moe());
+  for (std::size_t i = 1; i < 28; ++i) CHECK(moe.layers[i].moe());
   CHECK(moe.attention.head_dim == 128);  // hidden_size / heads
   CHECK(moe.moe.top_k == 6);
   CHECK(shared_ffn_width(moe.moe) == 2 * 1536);
@@ -340,9 +340,9 @@ TEST_CASE("ernie4_5: head_dim 128 beside a 1024 hidden size, ernie4_5_moe: MoE l
     j["moe_layer_end_index"] = -1;
     j["moe_layer_interval"] = 2;
   });
-  for (std::size_t i = 0; i < 28; ++i) CHECK(every_other.layers[i].moe == (i >= 3 && (i + 1) % 2 == 0));
+  for (std::size_t i = 0; i < 28; ++i) CHECK(every_other.layers[i].moe() == (i >= 3 && (i + 1) % 2 == 0));
   const ModelSpec ended = edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_layer_end_index"] = 9; });
-  for (std::size_t i = 0; i < 28; ++i) CHECK(ended.layers[i].moe == (i >= 1 && i <= 9));
+  for (std::size_t i = 0; i < 28; ++i) CHECK(ended.layers[i].moe() == (i >= 1 && i <= 9));
   CHECK_THROWS_WITH(edited("ernie-4.5-21b-a3b-pt", [](nlohmann::json& j) { j["moe_layer_end_index"] = -2; }),
                     Catch::Contains("moe_layer_end_index = -2: must be a layer index or -1 (the last layer)"));
   // No shared experts when the file says 0 (the class default is 2).
@@ -355,7 +355,7 @@ TEST_CASE("minimax_m2: full-width q/k norms, head_dim 128, 256 experts on every 
   CHECK(m.attention.qk_norm_full_width);
   CHECK(count_params(m).attention_per_layer == 2LL * 3072 * 6144 + 2LL * 3072 * 1024 + 6144 + 1024);
   for (const auto& l : m.layers) {
-    CHECK(l.moe);
+    CHECK(l.moe());
     CHECK(l.full_attention());
   }
   CHECK(m.moe.num_shared_experts == 0);

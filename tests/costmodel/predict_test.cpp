@@ -176,7 +176,7 @@ TEST_CASE("a parallel hybrid layer (Falcon-H1) pays for its attention and its Ma
   CHECK(t.decode_ffn_ms == Approx(36 * mlp).epsilon(1e-9));
   // The same layers without the attention (a Mamba2-only model) save exactly its share.
   ModelSpec mamba_only = m;
-  for (auto& l : mamba_only.layers) l.parallel = false;
+  for (auto& l : mamba_only.layers) l.mixer = Mixer::linear;
   const ModelTimes u = predict_model(mamba_only, w, p);
   CHECK(t.decode_attention_core_ms - u.decode_attention_core_ms == Approx(36 * softmax_ms).epsilon(1e-9));
 }

@@ -21,13 +21,13 @@ struct LayerPattern {
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.no_mixer) ++ffn_only;
-      else if (l.parallel) {
+      if (l.mixer == Mixer::none) ++ffn_only;
+      else if (l.mixer == Mixer::parallel) {
         ++parallel;
         if (l.local_span() > 0) ++parallel_local[l.local_span()];
-      } else if (l.linear) ++linear;
-      else if (l.window > 0) ++windows[l.window];
-      else if (l.chunk > 0) ++chunks[l.chunk];
+      } else if (l.mixer == Mixer::linear) ++linear;
+      else if (l.window() > 0) ++windows[l.window()];
+      else if (l.chunk() > 0) ++chunks[l.chunk()];
       else ++global;
     }
   }
@@ -119,7 +119,7 @@ nlohmann::json vision_json(const VisionSpec& v) {
 
 nlohmann::json model_json(const ModelSpec& m) {
   std::int64_t moe_layers = 0;
-  for (const auto& l : m.layers) moe_layers += l.moe;
+  for (const auto& l : m.layers) moe_layers += l.moe();
   nlohmann::json j = {{"name", m.name},
                       {"family", m.family},
                       {"d_model", m.d_model},

@@ -113,15 +113,12 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
 void apply_layer_pattern(const LayerPatternFlags& f, ModelSpec& m) {
   if (f.sliding_window.value_or(0) > 0 && f.attention_chunk.value_or(0) > 0)
     throw InputError("--attention-chunk", std::to_string(*f.attention_chunk), "cannot be combined with --sliding-window");
-  auto set_all = [&](std::int64_t window, std::int64_t chunk) {
-    for (auto& l : m.layers) {
-      if (!l.softmax()) continue;
-      l.window = window;
-      l.chunk = chunk;
-    }
+  auto set_all = [&](Span span) {
+    for (auto& l : m.layers)
+      if (l.softmax()) l.span = span;
   };
-  if (f.sliding_window && !f.attention_chunk.value_or(0)) set_all(*f.sliding_window, 0);
-  if (f.attention_chunk && !f.sliding_window.value_or(0)) set_all(0, *f.attention_chunk);
+  if (f.sliding_window && !f.attention_chunk.value_or(0)) set_all(Span::window(*f.sliding_window));
+  if (f.attention_chunk && !f.sliding_window.value_or(0)) set_all(Span::chunk(*f.attention_chunk));
   if (!f.global_every) return;
   const std::int64_t every = *f.global_every;
   const auto local = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.local_span() > 0; });
@@ -134,11 +131,11 @@ void apply_layer_pattern(const LayerPatternFlags& f, ModelSpec& m) {
     throw InputError("--global-every", std::to_string(every),
                      "must not exceed the " + std::to_string(softmax) +
                          (softmax < m.num_layers() ? " softmax-attention layers" : " layers"));
-  set_all(local->window, local->chunk);
+  set_all(local->span);
   std::int64_t k = 0;
   for (auto& l : m.layers) {
     if (!l.softmax()) continue;
-    if (++k % every == 0) l.window = l.chunk = 0;
+    if (++k % every == 0) l.span = Span::full();
   }
 }
 
@@ -189,7 +186,8 @@ ModelSpec resolve_model(const ModelFlags& f) {
   if (f.d_model) m.d_model = *f.d_model;
   if (f.layers) {
     const std::size_t n = static_cast<std::size_t>(checked_layer_count(*f.layers, "--layers"));
-    const bool hybrid = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.softmax() || l.no_ffn; });
+    const bool hybrid = std::any_of(m.layers.begin(), m.layers.end(),
+                                    [](const LayerSpec& l) { return !l.softmax() || l.ffn == LayerFfn::none; });
     const std::size_t had = m.layers.size();
     m.layers.resize(n, m.layers.empty() ? LayerSpec{} : m.layers.back());
     // A hybrid model's pattern repeats: more layers continue it from its first layer, fewer keep its first ones.
@@ -198,7 +196,8 @@ ModelSpec resolve_model(const ModelFlags& f) {
   }
   apply_attention_flags(f, m, custom);
   if (f.ffn) m.ffn.kind = parse_ffn_kind(*f.ffn, "--ffn");
-  if (f.ffn_dim && std::none_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return !l.moe && !l.no_ffn; }))
+  if (f.ffn_dim &&
+      std::none_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.ffn == LayerFfn::dense; }))
     throw InputError("--ffn-dim", std::to_string(*f.ffn_dim), "the model has no dense FFN layer to widen (only experts or none)");
   if (f.ffn_dim) m.ffn.ffn_dim = *f.ffn_dim;
   else if (custom || f.d_model || f.ffn) m.ffn.ffn_dim = default_ffn_dim(m.d_model, m.ffn.kind);

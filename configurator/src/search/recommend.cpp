@@ -63,7 +63,7 @@ bool same_class(const AttentionSpec& a, const AttentionSpec& b) {
 }
 
 bool absorbs_in_experts(const ModelSpec& m) {
-  return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe; });
+  return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe(); });
 }
 
 Shape derive_shape(const RecommendOptions& o) {

@@ -69,10 +69,11 @@ struct AttentionSpec {
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
 };
 
-// Linear attention on the layers marked `linear`: instead of a KV cache the layer keeps, per sequence,
-// a num_v_heads x head_k_dim x head_v_dim recurrent state and the last conv_kernel - 1 inputs of its
-// causal depthwise convolution over q, k and v, with key_dim = num_k_heads x head_k_dim, value_dim =
-// num_v_heads x head_v_dim and conv_dim = 2 key_dim + value_dim. Two kinds:
+// Linear attention on the layers whose mixer is Mixer::linear or Mixer::parallel: instead of a KV
+// cache the layer keeps, per sequence, a num_v_heads x head_k_dim x head_v_dim recurrent state and the
+// last conv_kernel - 1 inputs of its causal depthwise convolution over q, k and v, with key_dim =
+// num_k_heads x head_k_dim, value_dim = num_v_heads x head_v_dim and conv_dim = 2 key_dim + value_dim.
+// Two kinds:
 // - gated_deltanet (Qwen3-Next): in_proj_qkvz (d_model -> 2 key_dim + 2 value_dim), in_proj_ba
 //   (d_model -> 2 num_v_heads), conv1d (conv_dim x conv_kernel), dt_bias and A_log (num_v_heads each),
 //   a gated RMSNorm of head_v_dim shared by the heads, out_proj (value_dim -> d_model).
@@ -108,39 +109,85 @@ struct LinearAttentionSpec {
   std::int64_t conv_dim() const;
 };
 
-// Per-layer structure. window == 0 and chunk == 0 mean full (global) causal attention. With a window
-// each query attends to at most `window` keys (itself included); with a chunk (Llama 4's chunked
-// local attention) a query at position p attends to the keys of its chunk, [p - p % chunk, p]. Either
-// way the cache holds at most that many tokens: `window`, or `chunk` (a whole chunk before the next
-// begins). A layer has at most one of them.
+// What mixes a layer's tokens.
+enum class Mixer {
+  attention,  // softmax attention (full, windowed or chunked)
+  linear,     // linear attention (ModelSpec::linear) instead of softmax attention
+  // Falcon-H1: softmax attention and the linear mixer side by side on the same input, their outputs
+  // added; the attention's span as for `attention`.
+  parallel,
+  none,  // Nemotron-H's FFN-only block (MLP or experts)
+};
+
+// The FFN after the mixer. Nemotron-H's mixer-only blocks (attention, Mamba2) have none.
+enum class LayerFfn { dense, moe, none };
+
+// How far back a layer's softmax attention reads. full: every earlier token. window W: each query
+// attends to at most W keys (itself included). chunk C (Llama 4's chunked local attention): a query at
+// position p attends to the keys of its chunk, [p - p % C, p]. Either way the cache holds at most
+// `tokens`: the window, or a whole chunk before the next begins.
+struct Span {
+  enum class Kind { full, window, chunk };
+  Kind kind = Kind::full;
+  std::int64_t tokens = 0;  // the window or chunk; 0 with full
+
+  static Span full() { return Span{}; }
+  // 0 is full attention, as configs and flags write it. A negative size is kept for validate() to name.
+  static Span window(std::int64_t w) { return w == 0 ? full() : Span{Kind::window, w}; }
+  static Span chunk(std::int64_t c) { return c == 0 ? full() : Span{Kind::chunk, c}; }
+  bool local() const { return kind != Kind::full; }
+};
+inline bool operator==(const Span& a, const Span& b) { return a.kind == b.kind && a.tokens == b.tokens; }
+
+// Per-layer structure: its mixer, its FFN and its attention's span; one of each, so a layer cannot
+// both slide a window and attend in chunks, or have experts without an FFN. What the enums still
+// allow but the counts do not model (no mixer and no FFN; a span without softmax attention) is
+// refused by validate().
 struct LayerSpec {
-  std::int64_t window = 0;
-  bool moe = false;
-  std::int64_t chunk = 0;  // last: a {window, moe} initialiser keeps its meaning
-  bool linear = false;     // linear attention (ModelSpec::linear) instead of softmax attention
-  // Nemotron-H's blocks hold one module each: a mixer (attention, Mamba2) without an FFN, or an FFN
-  // (MLP, experts) without a mixer. A layer has at least one of the two.
-  bool no_mixer = false;
-  bool no_ffn = false;
-  // Falcon-H1's layers run softmax attention and the linear mixer side by side on the same input and
-  // add their outputs: `linear` and `parallel` both set, the attention's window or chunk as above.
-  bool parallel = false;
+  Mixer mixer = Mixer::attention;
+  LayerFfn ffn = LayerFfn::dense;
+  Span span;
   // A sparse model's layer that attends to the top-k keys the previous layer with an indexer chose
   // (GlmMoeDsaConfig's "shared" indexer_types, GLM-5.2's IndexShare): no indexer, no indexer keys.
   bool shared_topk = false;
 
+  static LayerSpec attention() { return LayerSpec{}; }
+  static LayerSpec linear() { return LayerSpec{Mixer::linear, LayerFfn::dense, Span{}, false}; }
+  static LayerSpec parallel() { return LayerSpec{Mixer::parallel, LayerFfn::dense, Span{}, false}; }
+  static LayerSpec ffn_only(LayerFfn ffn) { return LayerSpec{Mixer::none, ffn, Span{}, false}; }
+  LayerSpec with_ffn(LayerFfn f) const {
+    LayerSpec l = *this;
+    l.ffn = f;
+    return l;
+  }
+  LayerSpec with_span(Span s) const {
+    LayerSpec l = *this;
+    l.span = s;
+    return l;
+  }
+  LayerSpec with_window(std::int64_t w) const { return with_span(Span::window(w)); }
+  LayerSpec with_chunk(std::int64_t c) const { return with_span(Span::chunk(c)); }
+
   // Softmax attention (windowed, chunked or full), alone or beside a linear mixer.
-  bool softmax() const { return !no_mixer && (!linear || parallel); }
+  bool softmax() const { return mixer == Mixer::attention || mixer == Mixer::parallel; }
+  // Linear attention, alone or beside softmax attention.
+  bool has_linear() const { return mixer == Mixer::linear || mixer == Mixer::parallel; }
+  bool moe() const { return ffn == LayerFfn::moe; }
   // Softmax attention over every earlier token: the cache grows with the context.
-  bool full_attention() const { return softmax() && window == 0 && chunk == 0; }
-  // The most tokens the layer's cache holds: its window or chunk, else every token.
-  std::int64_t local_span() const { return window > 0 ? window : chunk; }
+  bool full_attention() const { return softmax() && !span.local(); }
+  // The most tokens the layer's cache holds: its window or chunk, else 0 (every token).
+  std::int64_t local_span() const { return span.tokens; }
+  std::int64_t window() const { return span.kind == Span::Kind::window ? span.tokens : 0; }
+  std::int64_t chunk() const { return span.kind == Span::Kind::chunk ? span.tokens : 0; }
 };
 
-// Layers that count and cost the same: the same window, chunk, linear attention and MoE.
+// For importers that read a per-layer flag: experts or the dense FFN; linear or softmax attention.
+inline LayerFfn moe_if(bool moe) { return moe ? LayerFfn::moe : LayerFfn::dense; }
+inline Mixer linear_if(bool linear) { return linear ? Mixer::linear : Mixer::attention; }
+
+// Layers that count and cost the same: the same mixer, FFN, span and indexer.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
-  return a.window == b.window && a.chunk == b.chunk && a.moe == b.moe && a.linear == b.linear &&
-         a.no_mixer == b.no_mixer && a.no_ffn == b.no_ffn && a.parallel == b.parallel && a.shared_topk == b.shared_topk;
+  return a.mixer == b.mixer && a.ffn == b.ffn && a.span == b.span && a.shared_topk == b.shared_topk;
 }
 
 struct FfnSpec {
@@ -150,7 +197,7 @@ struct FfnSpec {
   std::int64_t activation_params = 0;  // learned scalars of each MLP's activation (Apertus' xIELU: alpha_p, alpha_n)
 };
 
-// Mixture of experts on the layers marked `moe`. Shared experts always run, as one FFN of
+// Mixture of experts on the layers whose FFN is LayerFfn::moe. Shared experts always run, as one FFN of
 // num_shared_experts * expert_ffn_dim (DeepSeek, GLM-4.5) or of its own width (Qwen2-MoE).
 struct MoeSpec {
   std::int64_t num_routed_experts = 0;
