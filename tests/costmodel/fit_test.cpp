@@ -261,7 +261,7 @@ TEST_CASE("H200 cuDNN: shapes left out of the fit are predicted within the accep
   CHECK(s.p90_ape <= 0.15);
 }
 
-TEST_CASE("H200 cuDNN profile predicts GPU.md's independent prefill measurements", "[fit][h200]") {
+TEST_CASE("H200 cuDNN profile predicts independent H200 prefill measurements", "[fit][h200]") {
   Profile p;
   p.spec = h200_spec();
   fit_profile(p, h200("cudnn"), false);

@@ -1,4 +1,4 @@
-// mhacfg_cuda_speed: times issue 5's acceptance shapes and the other rows of GPU.md's industry table
+// mhacfg_cuda_speed: times issue 5's acceptance shapes and the other rows of the industry table of H200 rates (PyTorch FA2, cuDNN) it compares against
 // on one CUDA device with the harness's method (events, warm-up, 256 MiB write flush, median of >= 20
 // calls), plus variant/split sweeps that only the device can settle. Prints a short table last;
 // --json PATH writes every number. FLOPs and bytes come from costmodel/ops.hpp.
@@ -38,8 +38,8 @@ struct Case {
   std::string name;
   MeasurementRecord rec;
   Metric metric = Metric::flop_per_s;
-  double fa2 = 0;    // GPU.md's PyTorch flash (FA2) figure, in the row's unit (TB/s or TFLOP/s); 0: none
-  double cudnn = 0;  // GPU.md's cuDNN figure (for MLA: the two-cuBLAS-bmm route); 0: none
+  double fa2 = 0;    // the industry table's PyTorch flash (FA2) figure, in the row's unit (TB/s or TFLOP/s); 0: none
+  double cudnn = 0;  // the industry table's cuDNN figure (for MLA: the two-cuBLAS-bmm route); 0: none
   double bar = 0;    // issue 5's acceptance bar; 0: none
   cu::detail::Knobs knobs;
   bool in_table = true;  // sweeps go to the JSON only
@@ -82,7 +82,7 @@ MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std
   return r;
 }
 
-// GPU.md's table rows and the cases beyond it, each with its published FA2 and cuDNN rates and its bar.
+// The industry table's rows and the cases beyond it, each with its published FA2 and cuDNN rates and its bar.
 void add_table_cases(std::vector<Case>& v) {
   auto add = [&](std::string name, MeasurementRecord r, Metric m, double fa2, double cudnn, double bar) {
     Case c;
@@ -96,7 +96,7 @@ void add_table_cases(std::vector<Case>& v) {
   };
   const auto F = Metric::flop_per_s;
   const auto B = Metric::kv_bytes_per_s;
-  // GPU.md's industry table, in its order; bars are issue 5's acceptance.
+  // The industry table of H200 rates, in its order; bars are issue 5's acceptance.
   add("prefill causal B4 N4096 32/32 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, true), F, 330, 594, 0);
   add("prefill causal B4 N4096 32/8 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true), F, 329, 596, 330);
   add("prefill non-causal B4 N4096 32/32 d128", attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, false), F, 346, 682, 0);
