@@ -36,6 +36,12 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op,
   f.resident_bytes = std::max(f.bytes, working_set_);
   Prediction p;
   const auto it = profile_.ops.find(op_class);
+  // An op with no output (a GEMM with a zero dimension: no FFN left within a tiny budget) is not
+  // launched: no time, where a fitted model would divide by its zero parallel units.
+  if (f.streams <= 0 || (f.flop <= 0 && f.bytes <= 0)) {
+    p.calibrated = it != profile_.ops.end();
+    return p;
+  }
   if (it == profile_.ops.end()) {
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;

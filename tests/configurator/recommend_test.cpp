@@ -34,6 +34,18 @@ TEST_CASE("real designs rank in the top three", "[recommend]") {
   CHECK(twelve_of_64);
 }
 
+TEST_CASE("a budget too small for any FFN is infeasible on a fitted profile too, not a broken profile", "[recommend][cli]") {
+  // Issue 26 point 3: a candidate with no FFN left has GEMMs with no output, which a fitted model
+  // divided by zero parallel units. They are not launched: the search ends infeasible (exit 1), as on
+  // a datasheet profile.
+  for (const char* target : {"h200-sxm-cudnn", "h200-sxm", "h100-sxm"}) {
+    INFO(target);
+    const CliResult r = run({"recommend", "--params", "10M", "--target", target});
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind("mhacfg: infeasible: no candidate satisfies the constraints; closest: ", 0) == 0);
+  }
+}
+
 TEST_CASE("a parameter budget derives the shape and holds every candidate to it", "[recommend]") {
   RecommendOptions o;
   o.params = 7'000'000'000;
