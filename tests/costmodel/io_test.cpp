@@ -54,6 +54,14 @@ TEST_CASE("parse_json refuses what would crash or mislead later, naming the fiel
   CHECK(input_error([&] { parse_json(std::string(64, '[') + "1" + std::string(64, ']'), "f"); }) == "no error");
   CHECK(input_error([&] { parse_json(std::string(65, '[') + std::string(65, ']'), "f"); }) != "no error");
   CHECK(input_error([&] { parse_json(std::string(64, '[') + "{}" + std::string(64, ']'), "f"); }) != "no error");
+  // Brackets inside strings do not nest, an escaped quote does not end a string.
+  const std::string in_string = "{\"a\": \"" + std::string(100, '[') + "\\\\\", \"b\": \"\\\"[[\"}";
+  CHECK(parse_json(in_string, "f")["a"].get<std::string>().size() == 101);
+  // Many objects side by side are one level each (the parse is linear in them; the benchmark times it).
+  std::string wide = "{";
+  for (int i = 0; i < 100000; ++i) wide += (i ? ",\"k" : "\"k") + std::to_string(i) + "\": {}";
+  wide += "}";
+  CHECK(parse_json(wide, "f").size() == 100000);
   CHECK(input_error([&] { parse_json(R"({"x": 1e400})", "f.json"); }) ==
         "f.json = (JSON number): a number is out of the range of a double (e.g. 1e400)");
   CHECK(input_error([&] { parse_json(std::string("{}\0garbage", 10), "f.json"); }) ==
