@@ -17,6 +17,9 @@ void validate(const Workload& w) {
   if (w.prompt_len <= 0) throw InputError("prompt_len", std::to_string(w.prompt_len), "must be positive");
   if (w.context <= 0) throw InputError("context", std::to_string(w.context), "must be positive");
   if (w.tp <= 0) throw InputError("tp", std::to_string(w.tp), "must be positive");
+  if (w.ep <= 0) throw InputError("ep", std::to_string(w.ep), "must be positive");
+  if (w.pp <= 0) throw InputError("pp", std::to_string(w.pp), "must be positive");
+  if (w.nodes < 0) throw InputError("nodes", std::to_string(w.nodes), "must be 0 (auto) or positive");
 }
 
 namespace {

@@ -19,6 +19,13 @@ struct Workload {
   DType weight_dtype = DType::bf16;
   std::int64_t tp = 1;  // tensor-parallel degree
   DType state_dtype = DType::bf16;  // linear-attention state (recurrent and conv), as engines keep it
+  // Parallelism beyond tp (docs/cost-model.md "Parallelism"): the GPUs serving one replica are
+  // tp x pp; experts are split over ep of them (ep divides tp x dp) and, with dp_attention, attention
+  // runs data-parallel (each rank its own requests, attention weights and latent cache whole).
+  std::int64_t ep = 1;        // expert-parallel degree (1: experts split by tp)
+  std::int64_t pp = 1;        // pipeline stages, layers split evenly
+  bool dp_attention = false;  // attention data parallel across the tp ranks
+  std::int64_t nodes = 0;     // nodes the replica spans; 0: as few as the profile's GPUs per node allow
 
   // The same deployment at another batch or tensor-parallel degree: a workload is built once from
   // the options and derived, never re-assembled field by field.
