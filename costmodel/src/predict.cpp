@@ -42,6 +42,7 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op,
     p.calibrated = it != profile_.ops.end();
     return p;
   }
+  p.launches = 1;
   if (it == profile_.ops.end()) {
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;
@@ -88,6 +89,7 @@ Prediction Predictor::indexer(const IndexerShape& s, Phase phase) const {
 namespace {
 void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
+  total.launches += part.launches * times;
   total.calibrated = total.calibrated && part.calibrated;
   total.extrapolated = total.extrapolated || part.extrapolated;
 }
@@ -276,6 +278,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
   t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
+  const double collectives = w.tp > 1 ? allreduces : 0.0;
+  t.prefill_launches = pre.core.launches + pre.projections.launches + pre.ffn.launches + pre.lm_head.launches + collectives;
 
   const Accum dec = phase_time(m, w, p, w.batch, 1, w.context, true, kv.kv_heads_per_gpu);
   t.decode_attention_core_ms = dec.core.time_ms;
@@ -290,6 +294,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
+  t.decode_launches = dec.core.launches + dec.projections.launches + dec.ffn.launches + dec.lm_head.launches + collectives;
   for (const Accum* a : {&pre, &dec}) {
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
       t.calibrated = t.calibrated && x->calibrated;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"

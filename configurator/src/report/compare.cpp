@@ -9,7 +9,7 @@
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/search/design.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/errors.hpp"

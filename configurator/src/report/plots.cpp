@@ -6,7 +6,7 @@
 
 #include "mhacfg/configurator/search/design.hpp"
 #include "mhacfg/configurator/common/defaults.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/predict.hpp"

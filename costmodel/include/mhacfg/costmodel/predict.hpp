@@ -21,6 +21,7 @@ struct Prediction {
   double time_ms = 0;
   bool calibrated = false;    // from a fitted op class (else: the uncalibrated roofline)
   bool extrapolated = false;  // outside the calibrated range of its op class
+  double launches = 0;        // kernels launched (1 per op; a sum over a layer or a model)
 };
 
 class Predictor {
@@ -71,6 +72,8 @@ struct ModelTimes {
   double decode_comm_ms = 0;        // TP all-reduces (datasheet link bandwidth)
   double decode_step_ms = 0;
   double tokens_per_s = 0;          // batch / decode step
+  double prefill_launches = 0;      // kernels (and collectives) one prefill launches, all layers
+  double decode_launches = 0;       // the same for one decode step
   bool calibrated = true;           // every op came from a fitted class
   bool extrapolated = false;        // some op lay outside its calibrated range
   // Every op came from a fitted class but linear attention's core (only CPU profiles fit it: there is

@@ -1,4 +1,4 @@
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 
 #include <algorithm>
 
