@@ -275,6 +275,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
   const std::int64_t moe_layers = moe_layer_count(m);
   p.router = mul(moe_layers, router_params(m), kParams);
+  p.routed_experts = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
   p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
@@ -353,6 +354,13 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
     const std::int64_t per_gpu = dtype_bytes(w.state_dtype, linear_attention_state_elements_per_gpu(m, w.tp), kKv);
     kv.bytes_per_gpu = add(kv.bytes_per_gpu, mul(w.batch, per_gpu, linear_layer_count(m), kKv), kKv);
   }
+  // Attention data parallel: each of the tp ranks holds its own requests' cache, every head of it.
+  if (w.dp_attention && w.tp > 1) {
+    kv.kv_heads_per_gpu = is_mla(m) ? 1 : a.num_kv_heads;
+    kv.replication = 1;
+    kv.bytes_per_gpu = (kv.bytes_total + w.tp - 1) / w.tp;
+  }
+  if (w.pp > 1) kv.bytes_per_gpu = (kv.bytes_per_gpu + w.pp - 1) / w.pp;  // each stage caches its layers
   return kv;
 }
 
@@ -437,6 +445,20 @@ double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std
   const double split = double(p.total + p.vision - p.replicated - p.kv_projection) / double(tp);
   const double kv = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(tp, p.kv_heads)) : 0.0;
   return (split + kv + double(p.replicated)) * dtype_bits(weight_dtype) / 8.0;
+}
+
+double served_weight_bytes_per_gpu(const ParamCounts& p, const Workload& w) {
+  double bytes = served_weight_bytes_per_gpu(p, w.weight_dtype, w.tp);
+  const double bytes_per_param = dtype_bits(w.weight_dtype) / 8.0;
+  const double tp = double(w.tp);
+  if (w.ep > 1) bytes += double(p.routed_experts) * bytes_per_param * (1.0 / double(w.ep) - 1.0 / tp);
+  if (w.dp_attention && w.tp > 1) {  // the attention's tp-split part is held whole (its K/V projections too)
+    const double split_attention = double(p.attention - p.indexer - p.kv_projection) -
+                                   double(p.replicated - p.indexer - p.router - p.norms);
+    const double kv_share = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(w.tp, p.kv_heads)) : 0.0;
+    bytes += (split_attention * (1.0 - 1.0 / tp) + double(p.kv_projection) - kv_share) * bytes_per_param;
+  }
+  return bytes / double(w.pp);
 }
 
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }

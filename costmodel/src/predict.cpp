@@ -131,13 +131,16 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
                 std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu,
                 Accum& acc, double times) {
   const AttentionSpec& a = m.attention;
-  const std::int64_t tp = w.tp;
+  const std::int64_t ffn_tokens = batch * q_len;  // the FFN/experts see every token of the step
+  // Attention data parallel: each rank runs every head for its share of the requests.
+  const std::int64_t tp = w.dp_attention ? 1 : w.tp;
+  if (w.dp_attention) batch = (batch + w.tp - 1) / w.tp;
   const std::int64_t tokens = batch * q_len;
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
   const DType wd = w.weight_dtype;
   if (layer.mixer == Mixer::none) {  // an FFN-only block (Nemotron-H)
-    ffn_time(m, layer, w, p, tokens, acc, times);
+    ffn_time(m, layer, w, p, ffn_tokens, acc, times);
     return;
   }
   if (layer.has_linear()) {
@@ -155,7 +158,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     acc.linear_core_roofline = acc.linear_core_roofline || !core.calibrated;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
     if (layer.mixer != Mixer::parallel) {
-      ffn_time(m, layer, w, p, tokens, acc, times);
+      ffn_time(m, layer, w, p, ffn_tokens, acc, times);
       return;
     }  // Falcon-H1: the attention beside it, then the FFN
   }
@@ -196,7 +199,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   accumulate(acc.core, core, times);
   acc.softmax_core_calibrated = acc.softmax_core_calibrated && core.calibrated;
   accumulate(acc.projections, p.gemm({tokens, d, heads * a.v_head_dim}, wd), times);
-  ffn_time(m, layer, w, p, tokens, acc, times);
+  ffn_time(m, layer, w, p, ffn_tokens, acc, times);
 }
 
 // One layer's FFN or experts on one GPU for `tokens` tokens.
@@ -226,10 +229,13 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   // by side, `rows` rows each. It has the FLOPs and weight bytes of one GEMM per expert, and one
   // launch's fixed cost instead of one per expert (on the H200 a small cuBLAS GEMM costs ~10 us
   // whatever its size: Qwen3-30B-A3B's 8 experts x 2 matrices x 48 layers would add ~7 ms per token).
+  // Under expert parallelism a GPU holds E / ep whole experts and runs the tokens routed to them.
   const double e = double(moe.num_routed_experts);
-  const double experts = e * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
-  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / experts));
-  const std::int64_t width = std::max<std::int64_t>(1, std::llround(experts * double(moe.expert_ffn_dim / tp)));
+  const double ep = double(w.ep);
+  const double experts = e / ep * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
+  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / ep / std::max(experts, 1.0)));
+  const std::int64_t slice = w.ep > 1 ? moe.expert_ffn_dim : moe.expert_ffn_dim / tp;
+  const std::int64_t width = std::max<std::int64_t>(1, std::llround(experts * double(slice)));
   accumulate(acc.ffn, p.gemm({rows, up * width, d}, wd), times);
   accumulate(acc.ffn, p.gemm({rows, d, width}, wd), times);
 }
@@ -241,6 +247,49 @@ double allreduce_ms(const Profile& prof, const Workload& w, double bytes) {
   if (bw <= 0) return 0.0;
   constexpr double kLatencyS = 5e-6;  // per all-reduce, NCCL-typical for small messages on NVLink
   return (kLatencyS + 2.0 * double(w.tp - 1) / double(w.tp) * bytes / bw) * 1e3;
+}
+
+// All-to-all over `ranks` GPUs, `bytes` leaving each: (ranks - 1) / ranks of them cross the links.
+double all_to_all_ms(const Profile& prof, std::int64_t ranks, double bytes) {
+  if (ranks <= 1) return 0.0;
+  const double bw = prof.spec.interconnect_bw_bytes_per_s;
+  if (bw <= 0) return 0.0;
+  constexpr double kLatencyS = 5e-6;
+  return (kLatencyS + double(ranks - 1) / double(ranks) * bytes / bw) * 1e3;
+}
+
+constexpr double kActivationBytes = 2.0;  // activations cross the links in bf16, whatever the weights' dtype
+
+struct Comm {
+  double ms = 0;
+  double collectives = 0;
+  void add(double t, double times) {
+    if (t <= 0) return;
+    ms += t * times;
+    collectives += times;
+  }
+};
+
+// The collectives of one step that moves `tokens` tokens through every layer. Tensor parallel: each
+// mixer and each FFN ends in an all-reduce (two per layer, one per Nemotron-H block, three per
+// Falcon-H1 layer). Attention data parallel: the attention needs none; the FFN gathers every rank's
+// tokens and scatters them back (an all-reduce's traffic), or under expert parallelism dispatches
+// each token to its top-k experts' GPUs and combines them (two all-to-alls). Pipeline stages pass
+// the activations on (pp - 1 sends).
+Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, double tokens) {
+  Comm c;
+  const double act = kActivationBytes * double(m.d_model) * tokens;
+  const double ar = allreduce_ms(prof, w, act);
+  for (const auto& l : m.layers) {
+    if (!w.dp_attention) c.add(ar, double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel));
+    if (l.ffn == LayerFfn::none) continue;
+    if (w.dp_attention && l.moe() && w.ep > 1)
+      c.add(all_to_all_ms(prof, w.ep, act / double(w.tp) * double(m.moe.top_k)), 2.0);
+    else
+      c.add(ar, 1.0);
+  }
+  if (w.pp > 1) c.add(all_to_all_ms(prof, 2, act), double(w.pp - 1));
+  return c;
 }
 
 Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
@@ -265,23 +314,20 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   const KvCacheCounts kv = count_kv_cache(m, w);
   // A step runs every layer's ops in turn: the weights and the KV cache on this GPU compete for the
   // cache between one call of an op and the next (what a warm-cache CPU profile needs to know).
-  const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
+  const double weight_bytes = served_weight_bytes_per_gpu(count_params(m), w);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
-  const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
-  // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block,
-  // three per Falcon-H1 layer (attention and Mamba2 each end in a row-parallel projection).
-  double allreduces = 0;
-  for (const auto& l : m.layers)
-    allreduces += double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel) + double(l.ffn != LayerFfn::none);
-
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
-  const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
+  const Comm pre_comm = step_comm(m, w, p.profile(), double(w.batch * w.prompt_len));
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
-  t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
-  const double collectives = w.tp > 1 ? allreduces : 0.0;
-  t.prefill_launches = pre.core.launches + pre.projections.launches + pre.ffn.launches + pre.lm_head.launches + collectives;
+  t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm.ms;
+  t.prefill_launches = pre.core.launches + pre.projections.launches + pre.ffn.launches + pre.lm_head.launches +
+                       pre_comm.collectives;
 
-  const Accum dec = phase_time(m, w, p, w.batch, 1, w.context, true, kv.kv_heads_per_gpu);
+  // Pipeline stages decode micro-batches of batch / pp in turn: a token passes every stage, and the
+  // stages work on the other micro-batches meanwhile (a step is a micro-batch's trip through them).
+  const std::int64_t micro = (w.batch + w.pp - 1) / w.pp;
+  const Accum dec = phase_time(m, w, p, micro, 1, w.context, true, kv.kv_heads_per_gpu);
+  const Comm dec_comm = step_comm(m, w, p.profile(), double(micro));
   t.decode_attention_core_ms = dec.core.time_ms;
   t.decode_linear_core_ms = dec.linear_core_ms;
   t.prefill_linear_core_ms = pre.linear_core_ms;
@@ -291,10 +337,11 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;
   t.decode_lm_head_ms = dec.lm_head.time_ms;
-  t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
+  t.decode_comm_ms = dec_comm.ms;
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
-  t.decode_launches = dec.core.launches + dec.projections.launches + dec.ffn.launches + dec.lm_head.launches + collectives;
+  t.decode_launches = dec.core.launches + dec.projections.launches + dec.ffn.launches + dec.lm_head.launches +
+                      dec_comm.collectives;
   for (const Accum* a : {&pre, &dec}) {
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
       t.calibrated = t.calibrated && x->calibrated;

@@ -1,5 +1,7 @@
 #include "mhacfg/configurator/cli/cli_options.hpp"
 
+#include "mhacfg/configurator/inputs/engines.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -173,7 +175,11 @@ void add_deployment_options(po::options_description& d, const Workload& w) {
       ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
       ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
       ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
-      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
+      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str())
+      ("ep", po::value<std::string>(), "expert-parallel degree: routed experts split whole over this many GPUs (default 1: split by --tp)")
+      ("pp", po::value<std::string>(), "pipeline stages, the layers split evenly (default 1)")
+      ("dp-attention", po::value<std::string>()->implicit_value("true"), "attention data parallel over the --tp GPUs: each runs every head for its own requests (SGLang --enable-dp-attention)")
+      ("nodes", po::value<std::string>(), "nodes the GPUs span (default: as few as the profile's GPUs per node allow)");
 }
 
 Workload read_deployment(const ParsedArgs& a, Workload w) {
@@ -181,6 +187,10 @@ Workload read_deployment(const ParsedArgs& a, Workload w) {
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
   if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
+  if (auto v = a.opt_int("ep")) w.ep = *v;
+  if (auto v = a.opt_int("pp")) w.pp = *v;
+  if (auto v = a.opt_str("dp-attention")) w.dp_attention = parse_bool("--dp-attention", *v);
+  if (auto v = a.opt_int("nodes")) w.nodes = *v;
   return w;
 }
 
@@ -234,6 +244,15 @@ void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector
 void add_out_dir_option(po::options_description& d) {
   d.add_options()("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
 }
+
+void add_engine_option(po::options_description& d) {
+  d.add_options()("engine", po::value<std::string>(),
+                  (std::string("serving engine the times describe: vllm, sglang, trtllm (their costs beyond the kernels), "
+                               "none (kernels only) or an engine file from calibrate (default ") +
+                   kDefaultEngine + ")").c_str());
+}
+
+EngineModel read_engine(const ParsedArgs& a) { return load_engine(a.opt_str("engine").value_or(kDefaultEngine)); }
 
 void add_memory_fraction_option(po::options_description& d) {
   d.add_options()("memory-fraction", po::value<std::string>(),

@@ -20,6 +20,7 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   add_model_options(d);
   add_workload_options(d, Workload{});
   d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times");
+  add_engine_option(d);
   add_out_dir_option(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
@@ -34,7 +35,8 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
   if (auto t = a.opt_str("target")) profile = load_profile(*t, "--target");
   else if (plots) profile = load_profile(defaults::target, "--target");
-  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr);
+  const EngineModel engine = read_engine(a);
+  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr, &engine);
   auto make = [&] {
     const std::vector<PlotModel> models = {{m.name, m, true}};
     return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, defaults::memory_fraction),

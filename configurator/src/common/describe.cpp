@@ -260,6 +260,19 @@ nlohmann::json counts_json(const ModelCounts& c) {
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
 }
 
+nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e) {
+  return {{"name", e.name},
+          {"source", e.source},
+          {"batch", s.batch},
+          {"decode_kernels_ms", s.decode_kernels_ms},
+          {"decode_other_ops_ms", s.decode_other_ops_ms},
+          {"decode_kernel_gaps_ms", s.decode_gaps_ms},
+          {"step_overhead_ms", s.step_overhead_ms},
+          {"prefill_kernels_ms", s.prefill_kernels_ms},
+          {"prefill_other_ms", s.prefill_other_ms},
+          {"request_overhead_ms", s.request_overhead_ms}};
+}
+
 nlohmann::json times_json(const ModelTimes& t, TimesDetail detail) {
   struct Field {
     const char* name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mhacfg/costmodel/memory_fit.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -196,6 +197,27 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
                       "; the times above assume it did (more --tp, a smaller --batch or --context, or a narrower dtype).");
 }
 
+// An engine's view of the same workload: the first token of one request at the prompt, and a decode
+// step at the batch and context with the ops, gaps and host costs the kernels leave out.
+void add_served_times(Report& r, const ModelSpec& m, const Workload& w, const Profile& profile, const EngineModel& e) {
+  ServingQuery q;
+  q.workload = w;
+  q.isl = w.prompt_len;
+  q.osl = 2;
+  q.concurrency = w.batch;
+  q.mode = ServingMode::latency;
+  q.decode_context = w.context;
+  const ServingTimes s = predict_serving(m, q, Predictor(profile), e);
+  nlohmann::json& predicted = r.json["predicted"];
+  predicted["ttft_ms"] = s.ttft_ms;
+  predicted["tpot_ms"] = s.tpot_ms;
+  predicted["engine"] = serving_breakdown_json(s, e);
+  Table& tt = r.tables.back();
+  const std::string by = e.name == "none" ? "kernels only" : e.name;
+  tt.rows.push_back({"TTFT (" + by + ")", fmt_ms(s.ttft_ms), "one request's prompt, with the per-request cost"});
+  tt.rows.push_back({"TPOT (" + by + ")", fmt_ms(s.tpot_ms), "decode step at the batch: + other ops, kernel gaps, host"});
+}
+
 // The csv: every leaf of the JSON document as key (dotted path) and value.
 void flatten_to_csv(Report& r) {
   r.csv.columns = {"key", "value"};
@@ -211,7 +233,7 @@ void flatten_to_csv(Report& r) {
 
 }  // namespace
 
-Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile) {
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile, const EngineModel* engine) {
   const ModelCounts c = count_model(m, w);
   Report r;
   r.json = {{"schema_version", kSchemaVersion}, {"command", "analyze"}, {"model", model_json(m)},
@@ -221,6 +243,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const bool hybrid = c.params.linear_attention > 0;
   r.tables = {params_table(m, w, c.params), kv_table(m, w, c.kv_cache, hybrid), flops_table(c), bytes_table(c, w, hybrid)};
   if (profile) add_predictions(r, m, w, c, profile);
+  if (profile && engine) add_served_times(r, m, w, *profile, *engine);
   flatten_to_csv(r);
   r.notes.push_back(
       "Conventions: FLOPs count matmuls only; causal prefill counts the exact unmasked query-key pairs (not the "

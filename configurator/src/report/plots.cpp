@@ -43,7 +43,7 @@ SvgPlot kv_vs_context_plot(const std::vector<PlotModel>& models, const Workload&
     s.name = models[i].label;
     s.highlight = models[i].highlight;
     s.markers = false;
-    const double weights = served_weight_bytes_per_gpu(count_params(models[i].spec), w.weight_dtype, w.tp);
+    const double weights = served_weight_bytes_per_gpu(count_params(models[i].spec), w);
     for (std::int64_t ctx = 1024; ctx <= top; ctx *= 2) {
       Workload x = w;
       x.context = ctx;

@@ -59,6 +59,7 @@ struct ParamCounts {
   std::int64_t linear_attention_per_layer = 0;
   std::int64_t ffn = 0;        // dense FFNs and experts, all layers
   std::int64_t router = 0;
+  std::int64_t routed_experts = 0;  // of ffn: the routed experts, all MoE layers (split by ep when ep > 1)
   std::int64_t norms = 0;      // per-layer and final norms
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
@@ -78,6 +79,11 @@ struct ParamCounts {
 // checkpoint's vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP modules are left
 // out: engines load them only for speculative decoding.
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp);
+// The same under the workload's whole parallelism: with ep > 1 the routed experts are split over ep
+// GPUs (whole experts, not tp slices); with dp_attention every GPU holds the attention whole (its own
+// requests' attention); with pp each stage holds 1/pp of the layers (embedding and LM head counted as
+// an even share: the first and last stages hold them).
+double served_weight_bytes_per_gpu(const ParamCounts& p, const Workload& w);
 
 struct KvCacheCounts {
   DType dtype = DType::bf16;

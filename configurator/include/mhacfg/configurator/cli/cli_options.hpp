@@ -14,6 +14,7 @@
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 
 namespace mhacfg {
 
@@ -64,6 +65,10 @@ void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector
 
 // --out-dir: with --format markdown, the folder for report.md and its plots.
 void add_out_dir_option(po::options_description& d);
+// --engine: the serving engine whose costs beyond the kernels the times include (kDefaultEngine).
+void add_engine_option(po::options_description& d);
+EngineModel read_engine(const ParsedArgs& a);
+
 // --memory-fraction: the share of device memory that holds the weights and the KV cache.
 void add_memory_fraction_option(po::options_description& d);
 double read_memory_fraction(const ParsedArgs& a, double fraction);

@@ -9,6 +9,7 @@
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
 #include "mhacfg/costmodel/predict.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 
 namespace mhacfg {
 
@@ -24,6 +25,9 @@ nlohmann::json counts_json(const ModelCounts& c);
 // (and the breakdown of its attention), or analyze's whole breakdown. Each time is named once, here.
 enum class TimesDetail { summary, candidate, full };
 nlohmann::json times_json(const ModelTimes& t, TimesDetail detail);
+// The engine a served time assumes and where its time goes: decode kernels, other ops, kernel gaps,
+// host cost per step, the prefill's and the per-request cost (ms).
+nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e);
 // "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
 std::string layer_pattern_text(const ModelSpec& m);
 // "Gated DeltaNet" or "Mamba2": a linear-attention layer kind as reports name it.
