@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -232,13 +233,11 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   accumulate(acc.ffn, p.gemm({rows, d, width}, wd), times);
 }
 
-// Ring all-reduce of `bytes` over tp GPUs: 2 (tp - 1) / tp of the data crosses each link.
-double allreduce_ms(const Profile& prof, const Workload& w, double bytes) {
-  if (w.tp <= 1) return 0.0;
-  const double bw = prof.spec.interconnect_bw_bytes_per_s;
-  if (bw <= 0) return 0.0;
-  constexpr double kLatencyS = 5e-6;  // per all-reduce, NCCL-typical for small messages on NVLink
-  return (kLatencyS + 2.0 * double(w.tp - 1) / double(w.tp) * bytes / bw) * 1e3;
+// The all-reduce closing a row-parallel projection under tp: `tokens` rows of d_model activations, in
+// the activation dtype (docs/cost-model.md, "Communication"), over the profile's links.
+double allreduce_ms(const Profile& prof, const Workload& w, double tokens, std::int64_t d_model) {
+  const double bytes = tokens * double(d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
+  return all_reduce_ms(prof.spec.interconnect, w, w.tp, bytes);
 }
 
 Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
@@ -265,7 +264,6 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   // cache between one call of an op and the next (what a warm-cache CPU profile needs to know).
   const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
-  const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
   // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block,
   // three per Falcon-H1 layer (attention and Mamba2 each end in a row-parallel projection).
   double allreduces = 0;
@@ -273,7 +271,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
     allreduces += double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel) + double(l.ffn != LayerFfn::none);
 
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
-  const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
+  const double pre_comm = allreduces * allreduce_ms(p.profile(), w, double(w.batch * w.prompt_len), m.d_model);
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
   t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
 
@@ -287,7 +285,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;
   t.decode_lm_head_ms = dec.lm_head.time_ms;
-  t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
+  t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, double(w.batch), m.d_model);
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
   for (const Accum* a : {&pre, &dec}) {
