@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -240,25 +241,12 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   accumulate(acc.ffn, p.gemm({rows, d, width}, wd), times);
 }
 
-// Ring all-reduce of `bytes` over tp GPUs: 2 (tp - 1) / tp of the data crosses each link.
-double allreduce_ms(const Profile& prof, const Workload& w, double bytes) {
-  if (w.tp <= 1) return 0.0;
-  const double bw = prof.spec.interconnect_bw_bytes_per_s;
-  if (bw <= 0) return 0.0;
-  constexpr double kLatencyS = 5e-6;  // per all-reduce, NCCL-typical for small messages on NVLink
-  return (kLatencyS + 2.0 * double(w.tp - 1) / double(w.tp) * bytes / bw) * 1e3;
+// The all-reduce closing a row-parallel projection under tp: `tokens` rows of d_model activations, in
+// the activation dtype (docs/cost-model.md, "Communication"), over the profile's links.
+double allreduce_ms(const Profile& prof, const Workload& w, double tokens, std::int64_t d_model) {
+  const double bytes = tokens * double(d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
+  return all_reduce_ms(prof.spec.interconnect, w, w.tp, bytes);
 }
-
-// All-to-all over `ranks` GPUs, `bytes` leaving each: (ranks - 1) / ranks of them cross the links.
-double all_to_all_ms(const Profile& prof, std::int64_t ranks, double bytes) {
-  if (ranks <= 1) return 0.0;
-  const double bw = prof.spec.interconnect_bw_bytes_per_s;
-  if (bw <= 0) return 0.0;
-  constexpr double kLatencyS = 5e-6;
-  return (kLatencyS + double(ranks - 1) / double(ranks) * bytes / bw) * 1e3;
-}
-
-constexpr double kActivationBytes = 2.0;  // activations cross the links in bf16, whatever the weights' dtype
 
 struct Comm {
   double ms = 0;
@@ -278,17 +266,18 @@ struct Comm {
 // the activations on (pp - 1 sends).
 Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, double tokens) {
   Comm c;
-  const double act = kActivationBytes * double(m.d_model) * tokens;
-  const double ar = allreduce_ms(prof, w, act);
+  const Interconnect& ic = prof.spec.interconnect;
+  const double act = tokens * double(m.d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
+  const double ar = allreduce_ms(prof, w, tokens, m.d_model);
   for (const auto& l : m.layers) {
     if (!w.dp_attention) c.add(ar, double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel));
     if (l.ffn == LayerFfn::none) continue;
-    if (w.dp_attention && l.moe() && w.ep > 1)
-      c.add(all_to_all_ms(prof, w.ep, act / double(w.tp) * double(m.moe.top_k)), 2.0);
+    if (w.dp_attention && l.moe() && w.ep > 1)  // each rank's tokens, top_k copies, out and back
+      c.add(all_to_all_ms(ic, w, w.ep, act / double(w.tp) * double(m.moe.top_k)), 2.0);
     else
       c.add(ar, 1.0);
   }
-  if (w.pp > 1) c.add(all_to_all_ms(prof, 2, act), double(w.pp - 1));
+  if (w.pp > 1) c.add(all_to_all_ms(ic, w, 2, act), double(w.pp - 1));  // a send to the next stage
   return c;
 }
 

@@ -42,6 +42,49 @@ double rate(const JsonFields& f, const char* key) {
 
 
 
+// spec.interconnect: link kinds by name, GPUs per node, and optional numeric overrides.
+LinkTier tier_from_json(const JsonFields& f, const char* kind_key, const char* bw_key, const char* latency_key) {
+  const std::string name = f.require_string(kind_key);
+  const auto kind = parse_link_kind(name);
+  if (!kind)
+    throw InputError(f.name(kind_key), "\"" + name + "\"",
+                     "unknown link kind (expected nvlink3, nvlink4, nvlink5, pcie4, pcie5, infinity-fabric, ib-hdr, "
+                     "ib-ndr, ib-xdr, roce-400 or none)");
+  LinkTier t = link_tier(*kind);
+  if (f.has(bw_key)) {
+    t.bw_bytes_per_s = rate(f, bw_key);
+    if (t.busbw_fraction <= 0) t.busbw_fraction = 1.0;  // "none" given a bandwidth: reached whole
+  }
+  if (f.has(latency_key)) {
+    t.latency_s = f.require_number(latency_key);
+    if (!(t.latency_s > 0 && t.latency_s < 1.0))
+      throw InputError(f.name(latency_key), json_value_text(f.at(latency_key)), "must be a latency in seconds in (0, 1)");
+  }
+  return t;
+}
+
+Interconnect interconnect_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Interconnect ic;
+  ic.intra_node = tier_from_json(f, "intra_node", "intra_node_bw_bytes_per_s", "intra_node_latency_s");
+  ic.inter_node = tier_from_json(f, "inter_node", "inter_node_bw_bytes_per_s", "inter_node_latency_s");
+  ic.gpus_per_node = f.require_int("gpus_per_node");
+  return ic;
+}
+
+nlohmann::json interconnect_to_json(const Interconnect& ic) {
+  nlohmann::json j = {{"intra_node", to_string(ic.intra_node.kind)},
+                      {"gpus_per_node", ic.gpus_per_node},
+                      {"inter_node", to_string(ic.inter_node.kind)}};
+  const auto overrides = [&](const LinkTier& t, const std::string& prefix) {
+    if (t.bw_bytes_per_s != link_constants(t.kind).bw_bytes_per_s) j[prefix + "_bw_bytes_per_s"] = t.bw_bytes_per_s;
+    if (t.latency_s > 0) j[prefix + "_latency_s"] = t.latency_s;
+  };
+  overrides(ic.intra_node, "intra_node");
+  overrides(ic.inter_node, "inter_node");
+  return j;
+}
+
 OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
   JsonFields f(j, where);
   OpFit o;
@@ -107,6 +150,10 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
                      "must be 0 (none) or at least 1e6 per second");
   p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
+  p.spec.interconnect_declared = spec.has("interconnect");
+  p.spec.interconnect = p.spec.interconnect_declared
+                            ? interconnect_from_json(spec.at("interconnect"), spec.name("interconnect"))
+                            : interconnect_from_bandwidth(p.spec.interconnect_bw_bytes_per_s);
   const auto& peaks = spec.at("peak_flop_per_s");
   if (!peaks.is_object() || peaks.empty())
     throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
@@ -175,6 +222,7 @@ nlohmann::json profile_to_json(const Profile& p) {
                {"peak_flop_per_s", peaks},
                {"interconnect_bw_bytes_per_s", p.spec.interconnect_bw_bytes_per_s},
                {"compute_units", p.spec.compute_units}};
+  if (p.spec.interconnect_declared) j["spec"]["interconnect"] = interconnect_to_json(p.spec.interconnect);
   j["kernels"] = {{"head_dims", p.kernels.head_dims},
                   {"group_sizes", p.kernels.group_sizes},
                   {"mla", p.kernels.mla},

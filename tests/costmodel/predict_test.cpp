@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -183,19 +184,22 @@ TEST_CASE("a parallel hybrid layer (Falcon-H1) pays for its attention and its Ma
 
 TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduce", "[fit][model]") {
   // Nemotron-3-Nano's 52 blocks hold one module each: 52 all-reduces per step, where Llama-3-8B's 32
-  // layers of attention and FFN need 64. Each: 5 us + 2 (tp - 1) / tp x the activations / link bandwidth.
+  // layers of attention and FFN need 64. Each carries batch x d_model bf16 activations over NVLink 4.
   Profile prof = launch_profile({});
-  prof.spec.interconnect_bw_bytes_per_s = 450e9;
+  prof.spec.interconnect = interconnect_from_kinds(LinkKind::nvlink4, 8, LinkKind::ib_ndr);
   Workload w;
   w.batch = 8;
   w.context = 4096;
   w.prompt_len = 512;
   w.tp = 2;
-  const auto one = [&](std::int64_t d) { return (5e-6 + 2.0 * 1 / 2 * 2.0 * double(d) * 8 / 450e9) * 1e3; };
+  const auto one = [&](std::int64_t d) { return all_reduce_ms(prof.spec.interconnect, w, 2, 2.0 * double(d) * 8); };
   const ModelSpec nano = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json");
   CHECK(predict_model(nano, w, Predictor(prof)).decode_comm_ms == Approx(52 * one(2688)).epsilon(1e-9));
   const ModelSpec llama = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json");
   CHECK(predict_model(llama, w, Predictor(prof)).decode_comm_ms == Approx(64 * one(4096)).epsilon(1e-9));
+  // fp8 weights: the activations the all-reduce carries stay bf16 (the same time); fp16 ones are fp16.
+  CHECK(predict_model(llama, [&] { Workload f = w; f.weight_dtype = DType::fp8; return f; }(), Predictor(prof)).decode_comm_ms ==
+        Approx(64 * one(4096)).epsilon(1e-9));
 }
 
 TEST_CASE("a sparse model's indexer: the roofline of its FLOPs at the fp8 peak and its bytes, and said so", "[fit][model]") {

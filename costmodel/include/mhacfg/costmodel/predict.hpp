@@ -69,7 +69,7 @@ struct ModelTimes {
   double decode_attention_ms = 0;   // core + projections
   double decode_ffn_ms = 0;
   double decode_lm_head_ms = 0;
-  double decode_comm_ms = 0;        // TP all-reduces (datasheet link bandwidth)
+  double decode_comm_ms = 0;        // TP all-reduces (comm.hpp: NCCL-style latency + bus bandwidth per tier)
   double decode_step_ms = 0;
   double tokens_per_s = 0;          // batch / decode step
   double prefill_launches = 0;      // kernels (and collectives) one prefill launches, all layers

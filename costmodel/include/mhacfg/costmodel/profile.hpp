@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/time_model.hpp"
@@ -24,6 +25,10 @@ struct SpecCeilings {
   std::map<std::string, double> peak_flop_per_s;  // dense matmul rate by input dtype: bf16, fp16, fp8, fp32
   double interconnect_bw_bytes_per_s = 0;         // per GPU per direction (NVLink, PCIe); 0 = unknown
   std::int64_t compute_units = 0;                 // SMs or cores
+  // The links collectives cross (spec.interconnect); without that object, one intra-node tier of
+  // interconnect_bw_bytes_per_s. interconnect_declared: the profile had the object.
+  Interconnect interconnect;
+  bool interconnect_declared = false;
 };
 
 // What the device's fast attention kernels support (the recommender rejects or penalises the rest).
