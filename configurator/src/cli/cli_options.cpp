@@ -235,6 +235,15 @@ void add_out_dir_option(po::options_description& d) {
   d.add_options()("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
 }
 
+void add_roofline_option(po::options_description& d) {
+  d.add_options()("roofline", "predict with the bare datasheet roofline (no fitted or transferred kernel efficiency)");
+}
+
+Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const std::string& fallback) {
+  const std::string name = a.opt_str(flag).value_or(fallback);
+  return load_profile(name, "--" + flag, a.has("roofline") ? ProfileBasis::roofline : ProfileBasis::as_shipped);
+}
+
 void add_memory_fraction_option(po::options_description& d) {
   d.add_options()("memory-fraction", po::value<std::string>(),
                   ("share of device memory for weights + KV (default " + fmt_fixed(defaults::memory_fraction, 1) + ")").c_str());

@@ -8,6 +8,7 @@
 #include "mhacfg/costmodel/embedded.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/transfer.hpp"
 
 namespace mhacfg {
 
@@ -19,7 +20,9 @@ std::vector<std::string> shipped_profile_names() {
   return names;
 }
 
-Profile load_profile(const std::string& name_or_path, const std::string& field) {
+namespace {
+
+Profile read_profile(const std::string& name_or_path, const std::string& field) {
   struct stat st {};
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
@@ -36,6 +39,17 @@ Profile load_profile(const std::string& name_or_path, const std::string& field) 
     if (f.name == name_or_path)
       return profile_from_json(parse_json(std::string(f.content), field + " " + name_or_path), name_or_path);
   throw InputError(field, name_or_path, "unknown device profile" + suggestion_suffix(name_or_path, shipped_profile_names()));
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& name_or_path, const std::string& field, ProfileBasis basis) {
+  Profile p = read_profile(name_or_path, field);
+  if (basis == ProfileBasis::roofline) return as_roofline(std::move(p));
+  // A written-out transferred profile carries its scaled fits already.
+  if (!p.transfer || !p.ops.empty()) return p;
+  const Profile source = read_profile(p.transfer->from, field + " " + name_or_path + ": transfer.from");
+  return apply_transfer(std::move(p), source);
 }
 
 }  // namespace mhacfg
