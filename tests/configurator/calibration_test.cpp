@@ -318,8 +318,8 @@ TEST_CASE("KDA timings: measured by the CPU harness, imported into classes of th
   }
   CHECK(seen);
   const Predictor pred(p);
-  CHECK(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::kda}, Phase::decode, DType::bf16).calibrated);
-  CHECK_FALSE(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::gated_deltanet}, Phase::decode, DType::bf16).calibrated);
+  CHECK(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::kda}, Phase::decode, DType::bf16).basis.kind == mhacfg::BasisKind::measured);
+  CHECK_FALSE(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::gated_deltanet}, Phase::decode, DType::bf16).basis.kind == mhacfg::BasisKind::measured);
 }
 
 TEST_CASE("a failed calibration leaves an existing profile untouched", "[calibration][errors]") {
