@@ -40,17 +40,18 @@ Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op,
   // An op with no output (a GEMM with a zero dimension: no FFN left within a tiny budget) is not
   // launched: no time, where a fitted model would divide by its zero parallel units.
   if (f.streams <= 0 || (f.flop <= 0 && f.bytes <= 0)) {
-    p.calibrated = it != profile_.ops.end();
+    p.basis = it != profile_.ops.end() ? profile_.basis() : roofline_op_basis(op_class);
     return p;
   }
   p.launches = 1;
   if (it == profile_.ops.end()) {
+    p.basis = roofline_op_basis(op_class);
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;
     return p;
   }
   const OpFit& fit = it->second;
-  p.calibrated = true;
+  p.basis = profile_.basis();
   p.time_ms = predict_seconds(fit.model, f) * 1e3;
   // Values that load can still combine into nonsense (a 1e300 half-point): never print it as a time.
   if (!std::isfinite(p.time_ms) || p.time_ms < 0)
@@ -91,7 +92,7 @@ namespace {
 void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
   total.launches += part.launches * times;
-  total.calibrated = total.calibrated && part.calibrated;
+  total.basis = combine(total.basis, part.basis);
   total.extrapolated = total.extrapolated || part.extrapolated;
 }
 }  // namespace
@@ -105,7 +106,6 @@ Prediction Predictor::record(const MeasurementRecord& r) const {
       op_features(qkv, r.dtype).bytes + op_features(block->shape, r.dtype).bytes + op_features(o, r.dtype).bytes;
   const Predictor in_block = with_working_set(std::max(working_set_, bytes));
   Prediction total;
-  total.calibrated = true;
   accumulate(total, in_block.gemm(qkv, r.dtype));
   accumulate(total, in_block.attention(block->shape, block->phase, r.dtype));
   accumulate(total, in_block.gemm(o, r.dtype));
@@ -116,9 +116,6 @@ namespace {
 
 struct Accum {
   Prediction core, projections, ffn, lm_head;
-  bool softmax_core_calibrated = true;  // the core's ops but linear attention's and the indexer's came from fitted classes
-  bool linear_core_roofline = false;    // some linear-attention core was the roofline
-  bool indexer_roofline = false;        // some indexer was the roofline
   double linear_core_ms = 0;            // the part of `core` that is linear attention's
   double indexer_ms = 0;                // the part of `core` that is the indexers'
 };
@@ -156,7 +153,6 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
                                                decode ? Phase::decode : Phase::prefill, w.state_dtype);
     accumulate(acc.core, core, times);
     acc.linear_core_ms += core.time_ms * times;
-    acc.linear_core_roofline = acc.linear_core_roofline || !core.calibrated;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
     if (layer.mixer != Mixer::parallel) {
       ffn_time(m, layer, w, p, ffn_tokens, acc, times);
@@ -194,11 +190,9 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const Prediction scores = p.indexer(layer_indexer_shape(m, batch, q_len, kv_len), decode ? Phase::decode : Phase::prefill);
     accumulate(acc.core, scores, times);
     acc.indexer_ms += scores.time_ms * times;
-    acc.indexer_roofline = acc.indexer_roofline || !scores.calibrated;
   }
   const Prediction core = p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype);
   accumulate(acc.core, core, times);
-  acc.softmax_core_calibrated = acc.softmax_core_calibrated && core.calibrated;
   accumulate(acc.projections, p.gemm({tokens, d, heads * a.v_head_dim}, wd), times);
   ffn_time(m, layer, w, p, ffn_tokens, acc, times);
 }
@@ -284,7 +278,6 @@ Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, doubl
 Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
                  std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu) {
   Accum acc;
-  for (Prediction* x : {&acc.core, &acc.projections, &acc.ffn, &acc.lm_head}) x->calibrated = true;
   std::size_t i = 0;
   while (i < m.layers.size()) {  // runs of identical layers are predicted once
     std::size_t j = i + 1;
@@ -333,25 +326,13 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
                       dec_comm.collectives;
   for (const Accum* a : {&pre, &dec}) {
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
-      t.calibrated = t.calibrated && x->calibrated;
+      t.basis = combine(t.basis, x->basis);
       t.extrapolated = t.extrapolated || x->extrapolated;
     }
-    for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
-      t.calibrated_but_roofline_cores =
-          t.calibrated_but_roofline_cores && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
-    t.linear_core_roofline = t.linear_core_roofline || a->linear_core_roofline;
-    t.indexer_roofline = t.indexer_roofline || a->indexer_roofline;
   }
   return t;
 }
 
-std::string time_basis(const ModelTimes& a, const ModelTimes& b) {
-  if (a.calibrated && b.calibrated) return "calibrated";
-  if (!a.calibrated_but_roofline_cores || !b.calibrated_but_roofline_cores) return "uncalibrated roofline";
-  const bool linear = a.linear_core_roofline || b.linear_core_roofline;
-  const bool indexer = a.indexer_roofline || b.indexer_roofline;
-  if (linear && indexer) return "calibrated, linear attention and indexer roofline";
-  return indexer ? "calibrated, indexer roofline" : "calibrated, linear attention roofline";
-}
+std::string time_basis(const ModelTimes& a, const ModelTimes& b) { return basis_text(combine(a.basis, b.basis)); }
 
 }  // namespace mhacfg

@@ -19,6 +19,26 @@ double Profile::peak_flop_per_s(DType compute) const {
   return lowest;
 }
 
+Basis Profile::basis() const {
+  Basis b;
+  if (ops.empty()) return b;
+  if (transfer) {
+    b.kind = BasisKind::transferred;
+    b.from = transfer->from;
+    b.expected_median_ape = transfer->expected_median_ape;
+    b.expected_p90_ape = transfer->expected_p90_ape;
+    b.expected_how = transfer->expected_how;
+    return b;
+  }
+  b.kind = BasisKind::measured;
+  if (!validation.empty()) {
+    b.expected_median_ape = validation.front().median_ape;
+    b.expected_p90_ape = validation.front().p90_ape;
+    b.expected_how = std::to_string(validation.front().records) + " " + validation.front().what;
+  }
+  return b;
+}
+
 namespace {
 
 std::vector<std::int64_t> int_list(const JsonFields& f, const char* key) {
@@ -113,6 +133,32 @@ OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
   return o;
 }
 
+// FP4 matmul rates are listed under these names (the storage dtypes that use them are the dtype
+// module's); a profile may carry them before every command prices them.
+bool is_fp4_rate_key(const std::string& key) { return key == "nvfp4" || key == "mxfp4"; }
+
+Transfer transfer_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Transfer t;
+  t.from = f.require_string("from");
+  if (t.from.empty() || escaped(t.from) != t.from)
+    throw InputError(f.name("from"), json_value_text(f.at("from")), "must name a shipped measured profile");
+  if (f.has("expected_error")) {
+    JsonFields e(f.at("expected_error"), f.name("expected_error"));
+    t.expected_median_ape = e.require_number("median_ape");
+    t.expected_p90_ape = e.require_number("p90_ape");
+    if (!(t.expected_median_ape >= 0 && t.expected_p90_ape >= t.expected_median_ape))
+      throw InputError(e.name("p90_ape"), json_value_text(e.at("p90_ape")), "must be at least median_ape (both fractions >= 0)");
+    t.expected_how = e.optional_string("how").value_or("");
+  }
+  return t;
+}
+
+nlohmann::json transfer_to_json(const Transfer& t) {
+  return {{"from", t.from},
+          {"expected_error", {{"median_ape", t.expected_median_ape}, {"p90_ape", t.expected_p90_ape}, {"how", t.expected_how}}}};
+}
+
 nlohmann::json op_fit_to_json(const OpFit& o) {
   nlohmann::json range = nlohmann::json::object();
   for (const auto& [k, v] : o.range) range[k] = {v.first, v.second};
@@ -150,6 +196,8 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
                      "must be 0 (none) or at least 1e6 per second");
   p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
+  p.spec.l2_bytes = spec.optional_int("l2_bytes").value_or(0);
+  if (p.spec.l2_bytes < 0) throw InputError(spec.name("l2_bytes"), json_value_text(spec.at("l2_bytes")), "must be 0 (unknown) or more");
   p.spec.interconnect_declared = spec.has("interconnect");
   p.spec.interconnect = p.spec.interconnect_declared
                             ? interconnect_from_json(spec.at("interconnect"), spec.name("interconnect"))
@@ -158,7 +206,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
   if (!peaks.is_object() || peaks.empty())
     throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
   for (const auto& [dtype, v] : peaks.items()) {
-    parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
+    if (!is_fp4_rate_key(dtype)) parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
     if (!v.is_number() || !(v.get<double>() >= kMinRate))
       throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a number of at least 1e6 FLOP/s");
     p.spec.peak_flop_per_s[dtype] = v.get<double>();
@@ -203,6 +251,11 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     }
   }
   if (f.has("measured")) p.measured = f.at("measured");
+  if (f.has("transfer")) {
+    p.transfer = transfer_from_json(f.at("transfer"), f.name("transfer"));
+    if (p.source != "datasheet")
+      throw InputError(f.name("source"), "\"" + p.source + "\"", "a profile with transfer must have source \"datasheet\"");
+  }
   if (f.has("cpu_kernel_facts")) p.cpu_kernel_facts = cpu_kernel_facts_from_json(f.at("cpu_kernel_facts"), f.name("cpu_kernel_facts"));
   return p;
 }
@@ -222,6 +275,7 @@ nlohmann::json profile_to_json(const Profile& p) {
                {"peak_flop_per_s", peaks},
                {"interconnect_bw_bytes_per_s", p.spec.interconnect_bw_bytes_per_s},
                {"compute_units", p.spec.compute_units}};
+  if (p.spec.l2_bytes > 0) j["spec"]["l2_bytes"] = p.spec.l2_bytes;
   if (p.spec.interconnect_declared) j["spec"]["interconnect"] = interconnect_to_json(p.spec.interconnect);
   j["kernels"] = {{"head_dims", p.kernels.head_dims},
                   {"group_sizes", p.kernels.group_sizes},
@@ -240,6 +294,7 @@ nlohmann::json profile_to_json(const Profile& p) {
     val.push_back({{"records", v.records}, {"median_ape", v.median_ape}, {"p90_ape", v.p90_ape}, {"what", v.what}});
   j["validation"] = val;
   j["measured"] = p.measured;
+  if (p.transfer) j["transfer"] = transfer_to_json(*p.transfer);
   if (p.cpu_kernel_facts) j["cpu_kernel_facts"] = cpu_kernel_facts_to_json(*p.cpu_kernel_facts);
   return j;
 }

@@ -253,6 +253,14 @@ void add_engine_option(po::options_description& d) {
 }
 
 EngineModel read_engine(const ParsedArgs& a) { return load_engine(a.opt_str("engine").value_or(kDefaultEngine)); }
+void add_roofline_option(po::options_description& d) {
+  d.add_options()("roofline", "predict with the bare datasheet roofline (no fitted or transferred kernel efficiency)");
+}
+
+Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const std::string& fallback) {
+  const std::string name = a.opt_str(flag).value_or(fallback);
+  return load_profile(name, "--" + flag, a.has("roofline") ? ProfileBasis::roofline : ProfileBasis::as_shipped);
+}
 
 void add_memory_fraction_option(po::options_description& d) {
   d.add_options()("memory-fraction", po::value<std::string>(),

@@ -116,6 +116,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
 void forget_calibration(Profile& p) {
   p.ops.clear();
   p.validation.clear();
+  p.transfer.reset();  // its own fits replace the ones it borrowed
   p.measured = nlohmann::json::object();
   p.source = "datasheet";
 }
@@ -392,11 +393,12 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "records (JSON Lines)")
       ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
       ("help,h", "this help");
+  add_roofline_option(d);
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
-  const Profile p = load_profile(a.str("profile"), "--profile");
+  const Profile p = read_profile_flag(a, "profile", "");
   const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
   if (auto path = a.opt_str("out")) write_records(*path, lines);
   else for (const auto& j : lines) out << json_text(j) << "\n";
@@ -411,12 +413,13 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
+  add_roofline_option(d);
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
   const Format format = read_format(a, formats);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
-  const Profile p = load_profile(a.str("profile"), "--profile");
+  const Profile p = read_profile_flag(a, "profile", "");
   std::vector<std::string> notes;
   const auto all = read_records(a.str("in"));
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));

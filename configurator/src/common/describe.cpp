@@ -177,7 +177,8 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
     return core + "is calibrated: " + profile.name + " fits " + (kda ? "KDA timings" : "mhacfg's linear-attention kernel") +
            " (linear_attention/prefill" + suffix + " and /decode" + suffix + ").";
   const std::string rest =
-      "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
+      "; its projections and the softmax layers are " +
+      (profile.calibrated() ? basis_text(profile.basis()) + "." : std::string("the roofline too."));
   if (prefill || decode) {
     const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
     return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +
@@ -194,6 +195,20 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   return core + "is the roofline of " + profile.name +
          "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
          "imported timings)" + rest;
+}
+
+std::string profile_basis_note(const Profile& p) {
+  const Basis b = p.basis();
+  switch (b.kind) {
+    case BasisKind::measured:
+      return "Times come from " + p.name + "'s models fitted to timings on the device (" + basis_text(b) + ").";
+    case BasisKind::transferred:
+      return "Times come from " + b.from + "'s fitted models scaled to " + p.name + "'s datasheet (" + basis_text(b) +
+             "); calibrate on the device for measured numbers.";
+    case BasisKind::roofline: break;
+  }
+  return "Times are the bare roofline of " + p.name +
+         "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.";
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {
@@ -299,6 +314,8 @@ nlohmann::json times_json(const ModelTimes& t, TimesDetail detail) {
   nlohmann::json j = nlohmann::json::object();
   for (const Field& f : fields)
     if (detail >= f.from) j[f.name] = t.*f.ms;
+  j["basis"] = basis_text(t.basis);
+  j["basis_detail"] = basis_json(t.basis);
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include "mhacfg/costmodel/embedded.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/transfer.hpp"
 
 namespace mhacfg {
 
@@ -38,9 +39,22 @@ nlohmann::json load_named_json(const std::string& name_or_path, const std::strin
   throw InputError(field, name_or_path, "unknown " + what + suggestion_suffix(name_or_path, names));
 }
 
-Profile load_profile(const std::string& name_or_path, const std::string& field) {
+namespace {
+
+Profile read_profile(const std::string& name_or_path, const std::string& field) {
   return profile_from_json(load_named_json(name_or_path, field, embedded_device_profiles(), "device profile"),
                            name_or_path);
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& name_or_path, const std::string& field, ProfileBasis basis) {
+  Profile p = read_profile(name_or_path, field);
+  if (basis == ProfileBasis::roofline) return as_roofline(std::move(p));
+  // A written-out transferred profile carries its scaled fits already.
+  if (!p.transfer || !p.ops.empty()) return p;
+  const Profile source = read_profile(p.transfer->from, field + " " + name_or_path + ": transfer.from");
+  return apply_transfer(std::move(p), source);
 }
 
 }  // namespace mhacfg

@@ -174,12 +174,13 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
   if (hybrid) {
     const std::string kind = linear_kind_text(m.linear.kind);
     tt.rows.insert(tt.rows.begin() + 2, {"prefill " + kind + " core", fmt_ms(t.prefill_linear_core_ms),
-                                         "of prefill attention; roofline unless calibrated"});
+                                         "of prefill attention; roofline unless fitted"});
     tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
-                                         "of decode attention; roofline unless calibrated"});
+                                         "of decode attention; roofline unless fitted"});
   }
   if (a.sparse()) {
-    const std::string note = t.indexer_roofline ? "the roofline: " + profile->name + " has no fit of the indexer" : "calibrated";
+    const std::string note = roofline_for(t.basis, "indexer/") ? "the roofline: " + profile->name + " has no fit of the indexer"
+                                                                : std::string(to_string(t.basis.kind));
     const auto at = [&](const std::string& q) {
       return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
     };

@@ -179,7 +179,7 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   const std::vector<Column> cols = columns(o, models, profile);
   Report r;
   const Workload& w = o.workload;
-  r.heading = "Compare on " + profile.name + " (" + (profile.calibrated() ? "calibrated" : "uncalibrated roofline") +
+  r.heading = "Compare on " + profile.name + " (" + basis_text(profile.basis()) +
               "): batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
               std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) +
               (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");

@@ -15,7 +15,7 @@ namespace mhacfg {
 
 namespace {
 
-std::string basis(const Profile& p) { return p.calibrated() ? "calibrated on " + p.name : "uncalibrated roofline of " + p.name; }
+std::string basis(const Profile& p) { return p.name + ", " + basis_text(p.basis()); }
 
 const char* risk_marker(RiskLevel r) {
   switch (r) {

@@ -238,10 +238,7 @@ void add_explanations(Report& rep, const Recommendation& r) {
 void add_notes(Report& rep, const Recommendation& r) {
   const RecommendOptions& o = r.options;
   rep.notes.push_back("Shape: " + r.shape.rule + ".");
-  rep.notes.push_back(r.profile.calibrated()
-                          ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
-                          : "Times are the uncalibrated roofline of " + r.profile.name +
-                                "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
+  rep.notes.push_back(profile_basis_note(r.profile));
   if (o.base && o.base->num_linear_layers() > 0)
     rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
   if (o.base && o.base->attention.sparse())
@@ -255,7 +252,7 @@ void add_notes(Report& rep, const Recommendation& r) {
 }  // namespace
 
 Report recommend_report(const Recommendation& r) {
-  const std::string basis = r.profile.calibrated() ? "calibrated" : "uncalibrated roofline";
+  const std::string basis = basis_text(r.profile.basis());
   Report rep;
   rep.json = recommend_json(r, basis);
   rep.heading = heading(r, basis);

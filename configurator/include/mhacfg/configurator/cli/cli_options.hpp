@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/serving.hpp"
@@ -69,6 +70,11 @@ void add_out_dir_option(po::options_description& d);
 void add_engine_option(po::options_description& d);
 EngineModel read_engine(const ParsedArgs& a);
 
+// --roofline: predict with the profile's bare datasheet roofline instead of its fitted or
+// transferred models.
+void add_roofline_option(po::options_description& d);
+// The profile named by `flag` (a value of `a`, or `fallback` when absent), as --roofline asks.
+Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const std::string& fallback);
 // --memory-fraction: the share of device memory that holds the weights and the KV cache.
 void add_memory_fraction_option(po::options_description& d);
 double read_memory_fraction(const ParsedArgs& a, double fraction);

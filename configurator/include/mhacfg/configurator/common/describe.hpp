@@ -34,6 +34,8 @@ std::string layer_pattern_text(const ModelSpec& m);
 std::string linear_kind_text(LinearKind k);
 // The note that says a hybrid model's linear-attention cores are predicted by the roofline of `profile`.
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile);
+// One sentence on what `p`'s times stand on: its own fits, another profile's scaled, or the roofline.
+std::string profile_basis_note(const Profile& p);
 // The note that says how a sparse model's attention is costed: its queries' top k keys, and the
 // indexer's scores, predicted by the roofline unless `profile` fits them.
 std::string sparse_attention_note(const ModelSpec& m, const Profile& profile);
