@@ -191,8 +191,10 @@ const BenchKeys kSglang = {"sglang", "sglang",
                             {"median_e2e_latency_ms", ServingMetric::latency_ms},
                             {"output_throughput", ServingMetric::output_tokens_per_s}}};
 
-std::vector<ServingRecord> bench_records(const nlohmann::json& j, const std::string& where, const BenchKeys& k,
+std::vector<ServingRecord> bench_records(const nlohmann::json& in, const std::string& where, const BenchKeys& k,
                                          const std::string& file) {
+  nlohmann::json j = in;
+  if (j.contains("model_id") && (!j.contains("model") || j["model"].is_null())) j["model"] = j["model_id"];
   const JsonFields f(j, where);
   ServingRecord base = common_fields(j, where, k.format);
   if (base.engine.empty()) base.engine = k.format == std::string("sglang") ? text_field(f, j, "backend") : k.default_engine;

@@ -121,7 +121,7 @@ Report serving_validation_report(const std::vector<ServingCase>& cases, const st
                                    [](const ServingCase& c) { return c.record->category; }, by_category));
   r.tables.push_back(summary_table("By GPU (profile)", "profile", cases, preds,
                                    [](const ServingCase& c) { return c.profile_name; }, by_gpu));
-  r.tables.push_back(summary_table("All", "records", cases, preds, [](const ServingCase&) { return std::string("all"); }, all));
+  r.tables.push_back(summary_table("All", "set", cases, preds, [](const ServingCase&) { return std::string("all"); }, all));
   Table rows;
   rows.title = "Records";
   rows.columns = {"id", "model", "profile", "engine", "mode", "batch", "isl", "osl", "metric", "measured", "predicted", "error"};
