@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -112,7 +113,7 @@ Report serving_validation_report(const std::vector<ServingCase>& cases, const st
   Report r;
   std::size_t ok = 0;
   for (const auto& p : preds) ok += p.ok ? 1 : 0;
-  r.heading = "Serving prediction error on " + escaped(input) + ": " + std::to_string(ok) + " of " +
+  r.heading = "Serving prediction error on " + escaped(std::filesystem::path(input).filename().string()) + ": " + std::to_string(ok) + " of " +
               std::to_string(cases.size()) + " records predicted";
   nlohmann::json by_metric, by_category, by_gpu, all;
   r.tables.push_back(summary_table("By metric", "metric", cases, preds,
