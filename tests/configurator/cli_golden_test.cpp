@@ -52,6 +52,10 @@ TEST_CASE("golden: profiles and recommend", "[cli][golden]") {
                                       "--target", "h100-sxm", "--format", "csv"});
 }
 
+TEST_CASE("golden: validate on published serving measurements", "[cli][golden]") {
+  golden("validate-e2e-published.txt", {"validate", "--in", fixture("e2e-published.train.jsonl")});
+}
+
 TEST_CASE("CLI JSON equals the library's report", "[cli][library]") {
   const CliResult r = run({"analyze", "--model", "qwen2.5-7b", "--batch", "4", "--context", "16384", "--target",
                            "a100-80gb", "--format", "json"});

@@ -295,4 +295,22 @@ Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed) {
   return a.has("format") ? parse_format(a.str("format"), allowed) : Format::table;
 }
 
+void add_serving_record_options(po::options_description& d) {
+  d.add_options()("engine", po::value<std::string>(), "serving records: engine preset (vllm, sglang, trtllm, none) or engine JSON for every record (default: each record's engine)")
+      ("set", po::value<std::vector<std::string>>()->composing(), "serving records: KEY=VALUE fills a field the records lack, e.g. --set gpu=H200 --set tp=2 (repeat it)");
+}
+
+nlohmann::json read_serving_defaults(const ParsedArgs& a) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const std::string& kv : a.list("set")) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", kv, "must be KEY=VALUE");
+    const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    if (!value.empty() && value.size() < 18 && value.find_first_not_of("0123456789") == std::string::npos) j[key] = std::stoll(value);
+    else if (value == "true" || value == "false") j[key] = value == "true";
+    else j[key] = value;
+  }
+  return j;
+}
+
 }  // namespace mhacfg

@@ -21,6 +21,7 @@
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
+#include "serving_commands.hpp"
 
 namespace mhacfg {
 
@@ -342,6 +343,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; more for unsettled shapes within the time budget)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005)");
+  add_serving_record_options(d);
   add_format_option(d, kSummaryFormats);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
@@ -372,6 +374,13 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto from = a.opt_str("from")) inputs.emplace_back("--from", *from);
   for (const std::string& h : a.list("holdout")) inputs.emplace_back("--holdout", h);
   check_distinct_files(inputs, outputs);
+  if (from_records && serving_input(a.str("from"), "--from")) {
+    for (const char* key : {"attention-backend", "base", "holdout"})
+      if (a.has(key)) throw InputError(std::string("--") + key, "(with serving records)", "only used with kernel records");
+    return serving_calibrate(a, a.str("from"), path, format, out);
+  }
+  for (const char* key : {"engine", "set"})
+    if (a.has(key)) throw InputError(std::string("--") + key, "(with kernel records)", "only used with serving records");
   std::vector<std::string> notes;
   const Profile p = a.has("from") ? fit_imported(a, a.str("from"), notes) : calibrate_on_device(a, notes);
   // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).
@@ -391,13 +400,15 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
   po::options_description d("mhacfg predict: add predicted_ms to each record");
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "records (JSON Lines)")
-      ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
-      ("help,h", "this help");
+      ("out", po::value<std::string>(), "output (JSON Lines); default stdout");
+  add_serving_record_options(d);
   add_roofline_option(d);
+  d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
+  if (serving_input(a.str("in"), "--in")) return serving_predict(a, a.str("in"), out);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   const Profile p = read_profile_flag(a, "profile", "");
   const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
   if (auto path = a.opt_str("out")) write_records(*path, lines);
@@ -411,14 +422,16 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "measured records (JSON Lines)")
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
+  add_serving_record_options(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   add_roofline_option(d);
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
   const Format format = read_format(a, formats);
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
+  if (serving_input(a.str("in"), "--in")) return serving_validate(a, a.str("in"), format, out);
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   const Profile p = read_profile_flag(a, "profile", "");
   std::vector<std::string> notes;
   const auto all = read_records(a.str("in"));

@@ -79,6 +79,13 @@ Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const st
 void add_memory_fraction_option(po::options_description& d);
 double read_memory_fraction(const ParsedArgs& a, double fraction);
 
+// Serving records (validate, predict, calibrate --from): --engine NAME|FILE for every record, --profile
+// is the command's own, and --set KEY=VALUE (repeatable) fills a field the records lack (SGLang's
+// output names no model or GPU; vLLM's names no GPU unless --metadata did).
+void add_serving_record_options(po::options_description& d);
+// --set's fields as a JSON object: digits become integers, true/false booleans, the rest strings.
+nlohmann::json read_serving_defaults(const ParsedArgs& a);
+
 // --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
 std::string read_out_dir(const ParsedArgs& a);
 
