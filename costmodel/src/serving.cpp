@@ -12,6 +12,9 @@ namespace {
 
 constexpr double kActivationBytes = 2.0;  // bf16 activations between ops, whatever the weights' dtype
 constexpr double kLogitBytes = 4.0;       // fp32 logits, as the engines' samplers read them
+// An engine without a cap on sequences per step is still bounded: no engine's CUDA graphs or schedulers
+// are sized past a few thousand sequences per rank (TensorRT-LLM's throughput benchmark caps at 4096).
+constexpr std::int64_t kNoEngineCap = 4096;
 
 struct OtherOps {
   double bytes = 0;
@@ -115,7 +118,9 @@ std::int64_t decode_batch(const ModelSpec& m, const ServingQuery& q, const Profi
   if (q.concurrency > 0) return q.concurrency;
   const Workload full = q.workload.with_batch(1).serving(q.isl + q.osl);
   const MemoryFit fit = fit_memory(m, full, prof, q.memory_fraction);
-  const std::int64_t cap = e.max_num_seqs > 0 ? e.max_num_seqs : 4096;
+  // The engine's cap is per scheduler: under attention data parallel each of the tp ranks schedules its own.
+  const std::int64_t schedulers = q.workload.dp_attention ? q.workload.tp : 1;
+  const std::int64_t cap = (e.max_num_seqs > 0 ? e.max_num_seqs : kNoEngineCap) * schedulers;
   if (!fit.unbounded && fit.max_batch < cap) {
     memory_bound = true;
     if (fit.max_batch <= 0)
