@@ -22,32 +22,29 @@ Predictor Predictor::with_working_set(double bytes) const {
   return p;
 }
 
-namespace {
-// The matmul rate a dtype's kernels run at: weight-only int4 dequantises to bf16.
-DType compute_dtype(DType t) {
-  if (t == DType::int4) return DType::bf16;
-  return t;
-}
-}  // namespace
-
 Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op, const RangePoint& point,
                               DType dtype) const {
+  const auto it = profile_.ops.find(op_class);
+  return predict(op_class, it != profile_.ops.end() ? &it->second : nullptr, op, point, dtype);
+}
+
+Prediction Predictor::predict(const std::string& op_class, const OpFit* fitted, const OpFeatures& op,
+                              const RangePoint& point, DType dtype) const {
   OpFeatures f = op;
   f.resident_bytes = std::max(f.bytes, working_set_);
   Prediction p;
-  const auto it = profile_.ops.find(op_class);
   // An op with no output (a GEMM with a zero dimension: no FFN left within a tiny budget) is not
   // launched: no time, where a fitted model would divide by its zero parallel units.
   if (f.streams <= 0 || (f.flop <= 0 && f.bytes <= 0)) {
-    p.calibrated = it != profile_.ops.end();
+    p.calibrated = fitted != nullptr;
     return p;
   }
-  if (it == profile_.ops.end()) {
+  if (!fitted) {
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;
     return p;
   }
-  const OpFit& fit = it->second;
+  const OpFit& fit = *fitted;
   p.calibrated = true;
   p.time_ms = predict_seconds(fit.model, f) * 1e3;
   // Values that load can still combine into nonsense (a 1e300 half-point): never print it as a time.
@@ -72,7 +69,17 @@ Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtyp
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   const GemmOp a{g};
-  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
+  const OpFeatures f = a.features(dtype, profile_.cpu_facts());
+  const std::string own = a.op_class(dtype).to_string(), plain = a.op_class().to_string();
+  const auto fit = profile_.ops.find(plain);
+  if (own == plain || profile_.ops.count(own) || fit == profile_.ops.end()) return op(a.op_class(dtype), f, dtype);
+  // A narrow dtype's GEMM where the profile fitted only 16-bit (or fp32) GEMMs: that fit's efficiencies
+  // with its peak scaled by the datasheet ratio of the dtypes' peaks, the bytes the dtype's.
+  OpFit scaled = fit->second;
+  scaled.model.peak_flop_per_s *= profile_.peak_flop_per_s(compute_dtype(dtype)) / profile_.peak_flop_per_s(DType::bf16);
+  Prediction p = predict(own, &scaled, f, range_point(f), dtype);
+  p.transferred = true;
+  return p;
 }
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
@@ -90,10 +97,12 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
   total.calibrated = total.calibrated && part.calibrated;
   total.extrapolated = total.extrapolated || part.extrapolated;
+  total.transferred = total.transferred || part.transferred;
 }
 }  // namespace
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
+  if (const auto* g = std::get_if<GemmOp>(&r.shape)) return gemm(g->shape, r.dtype);  // its dtype's class or the transfer
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
   if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
   const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();
@@ -133,7 +142,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const std::int64_t tokens = batch * q_len;
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.attention_weights();
   if (layer.mixer == Mixer::none) {  // an FFN-only block (Nemotron-H)
     ffn_time(m, layer, w, p, tokens, acc, times);
     return;
@@ -203,7 +212,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   if (layer.ffn == LayerFfn::none) return;  // a mixer-only block (Nemotron-H)
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.ffn_weights();
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
     const std::int64_t f = m.ffn.ffn_dim / tp;
@@ -213,7 +222,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   }
   const MoeSpec& moe = m.moe;
   // The router, with Qwen2-MoE's shared-FFN gate as one more output.
-  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, wd), times);
+  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, w.weight_dtype), times);
   if (moe.num_shared_experts > 0) {
     const std::int64_t f = shared_ffn_width(moe) / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
@@ -298,6 +307,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
       t.calibrated_but_roofline_cores =
           t.calibrated_but_roofline_cores && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
+    for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
+      t.gemm_rate_transferred = t.gemm_rate_transferred || x->transferred;
     t.linear_core_roofline = t.linear_core_roofline || a->linear_core_roofline;
     t.indexer_roofline = t.indexer_roofline || a->indexer_roofline;
   }
@@ -305,7 +316,8 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
 }
 
 std::string time_basis(const ModelTimes& a, const ModelTimes& b) {
-  if (a.calibrated && b.calibrated) return "calibrated";
+  const bool transferred = a.gemm_rate_transferred || b.gemm_rate_transferred;
+  if (a.calibrated && b.calibrated) return transferred ? "calibrated, narrow-dtype GEMMs transferred from 16-bit" : "calibrated";
   if (!a.calibrated_but_roofline_cores || !b.calibrated_but_roofline_cores) return "uncalibrated roofline";
   const bool linear = a.linear_core_roofline || b.linear_core_roofline;
   const bool indexer = a.indexer_roofline || b.indexer_roofline;

@@ -21,6 +21,9 @@ struct Prediction {
   double time_ms = 0;
   bool calibrated = false;    // from a fitted op class (else: the uncalibrated roofline)
   bool extrapolated = false;  // outside the calibrated range of its op class
+  // A narrow-dtype GEMM (fp8, fp4, int4) on a profile without that dtype's fit: the 16-bit GEMM fit's
+  // efficiencies at the dtype's datasheet peak (docs/cost-model.md "Dtypes").
+  bool transferred = false;
 };
 
 class Predictor {
@@ -48,6 +51,9 @@ class Predictor {
 
  private:
   Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
+  // With `fit` (nullptr: the roofline) for the class `op_class` names.
+  Prediction predict(const std::string& op_class, const OpFit* fit, const OpFeatures& f, const RangePoint& point,
+                     DType dtype) const;
   const Profile& profile_;
   double working_set_ = 0;
 };
@@ -79,7 +85,14 @@ struct ModelTimes {
   bool calibrated_but_roofline_cores = true;
   bool linear_core_roofline = false;
   bool indexer_roofline = false;
+  // Some GEMM's dtype had no fit of its own: its rate transferred from the 16-bit GEMM fit.
+  bool gemm_rate_transferred = false;
 };
+
+// What the GEMM rates of the workload's weight dtypes on `profile` rest on, one sentence per dtype
+// that is not its own fit or its own datasheet peak (empty: nothing to say). The text
+// output's notes and JSON's predicted.dtype_notes.
+std::vector<std::string> gemm_dtype_notes(const Profile& profile, const Workload& w);
 
 // "calibrated", "calibrated, linear attention roofline", "calibrated, indexer roofline" or "uncalibrated
 // roofline", from both times' flags (a candidate's at its batch and for one sequence, or one model's).
