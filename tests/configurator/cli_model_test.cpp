@@ -149,7 +149,7 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   const CliResult gpu_text = run({"analyze", "--hf-config", next, "--target", "h200-sxm"});
   CHECK(gpu_text.out.find("is the roofline of h200-sxm's ceilings: the profile has no fit of it") != std::string::npos);
   expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
-                     "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
+                     "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 or fp8-block)");
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
   // The shipped hybrid presets are these checkpoints.
   for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"qwen3-next-80b-a3b", 79'674'391'296},

@@ -30,8 +30,8 @@ struct Workload {
   // Per-component weight dtypes (docs/cost-model.md "Dtypes"), unset: weight_dtype. Attention: the
   // softmax- and linear-attention projections (with MLA's and the indexers'); FFN: dense FFNs and the
   // shared and routed experts. The rest (embedding, LM head, routers, norms) stays in weight_dtype.
-  std::optional<DType> attention_weight_dtype;
-  std::optional<DType> ffn_weight_dtype;
+  std::optional<DType> attention_weight_dtype = std::nullopt;
+  std::optional<DType> ffn_weight_dtype = std::nullopt;
 
   DType attention_weights() const { return attention_weight_dtype.value_or(weight_dtype); }
   DType ffn_weights() const { return ffn_weight_dtype.value_or(weight_dtype); }
