@@ -2,6 +2,7 @@
 // a datasheet's nearest wider peak, and the notes that say which.
 #include <catch2/catch.hpp>
 
+#include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
 
@@ -106,4 +107,37 @@ TEST_CASE("a model's GEMMs take their component's dtype and the transfer is stat
   CHECK(notes[0].find("fp8 GEMMs: transferred from h200-like's 16-bit GEMM fit") != std::string::npos);
   CHECK(notes[0].find("x2.00 the bf16 one") != std::string::npos);
   CHECK(notes[0].find("7.2 % median") != std::string::npos);
+}
+
+TEST_CASE("fp8 GEMM records fit a class of their own, which predictions of fp8 GEMMs then use", "[dtype][fit]") {
+  Profile prof = bf16_fitted();
+  prof.ops.clear();
+  prof.device = "NVIDIA H200";
+  prof.spec.memory_bytes = 141000000000;
+  prof.spec.compute_units = 132;
+  // Synthetic timings: bf16 GEMMs at 800 TFLOP/s, fp8 ones at 1500, each + 10 us, memory at 4.8 TB/s.
+  const auto truth = [](double peak) {
+    OpModel m = roofline_model(peak, 4.8e12);
+    m.t0_s = 10e-6;
+    return m;
+  };
+  std::vector<MeasurementRecord> rs;
+  for (DType t : {DType::bf16, DType::fp8})
+    for (std::int64_t m : {1, 16, 256, 2048, 8192})
+      for (std::int64_t n : {4096, 14336}) {
+        MeasurementRecord r;
+        r.shape = GemmOp{GemmShape{m, n, 4096}};
+        r.dtype = t;
+        r.time_ms = predict_seconds(truth(t == DType::fp8 ? 1500e12 : 800e12), r.features()) * 1e3;
+        rs.push_back(r);
+      }
+  fit_profile(prof, rs, false);
+  REQUIRE(prof.ops.count("gemm"));
+  REQUIRE(prof.ops.count("gemm/fp8"));
+  const Profile back = profile_from_json(profile_to_json(prof), "round trip");
+  CHECK(back.ops.count("gemm/fp8"));
+  const Prediction fp8 = Predictor(prof).gemm(kLarge, DType::fp8);
+  CHECK_FALSE(fp8.transferred);
+  constexpr double kFitTolerance = 0.05;  // a fit of exact synthetic times recovers them closely
+  CHECK(fp8.time_ms == Approx((10e-6 + 2.0 * 8192 * 8192 * 8192 / 1500e12) * 1e3).epsilon(kFitTolerance));
 }

@@ -89,7 +89,8 @@ std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vecto
     const Prediction pr = predicted(p, r);
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
     j["predicted_ms"] = pr.time_ms;
-    j["predicted_basis"] = pr.calibrated ? "calibrated" : "uncalibrated roofline";
+    j["predicted_basis"] = pr.transferred ? "calibrated, transferred from the 16-bit GEMM fit"
+                           : pr.calibrated ? "calibrated" : "uncalibrated roofline";
     if (pr.extrapolated) j["extrapolated"] = true;
     out.push_back(std::move(j));
   }
