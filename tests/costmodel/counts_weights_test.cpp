@@ -29,3 +29,14 @@ TEST_CASE("served weights: each component in its dtype with its scales", "[count
   t.tp = 4;
   CHECK(served_weight_bytes_per_gpu(p, t) == Approx(served_weight_bytes_per_gpu(p, DType::bf16, 4)));
 }
+
+TEST_CASE("gpt-oss-20b with mxfp4 experts: its published checkpoint size, scales included", "[counts][dtype]") {
+  // OpenAI's gpt-oss model card lists a 12.8 GiB checkpoint for gpt-oss-20b (quoted by
+  // fitmygpu.com/models/gpt-oss-20b): MoE weights in MXFP4, the rest bf16. Without the E8M0 scales
+  // (4.25 -> 4 bits an expert weight) the count would be 12.25 GiB.
+  const ParamCounts p = count_params(fixture("gpt-oss-20b"));
+  Workload w;
+  w.ffn_weight_dtype = DType::mxfp4;
+  constexpr double kPublishedRounding = 0.05;  // GiB: the card's one decimal
+  CHECK(served_weight_bytes_per_gpu(p, w) / double(1LL << 30) == Approx(12.8).margin(kPublishedRounding));
+}
