@@ -244,6 +244,7 @@ void add_notes(Report& rep, const Recommendation& r) {
                           ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
                           : "Times are the uncalibrated roofline of " + r.profile.name +
                                 "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
+  for (const std::string& n : gemm_dtype_notes(r.profile, o.workload)) rep.notes.push_back(n + ".");
   if (o.base && o.base->num_linear_layers() > 0)
     rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
   if (o.base && o.base->attention.sparse())
