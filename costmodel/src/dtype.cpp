@@ -109,6 +109,5 @@ DType gemm_output_dtype(DType t) {
   return DType::bf16;
 }
 
-bool narrow_compute(DType t) { return dtype_bits(compute_dtype(t)) < 16; }
 
 }  // namespace mhacfg

@@ -50,7 +50,5 @@ std::int64_t stored_bytes(DType t, std::int64_t elements, const char* quantity);
 DType compute_dtype(DType t);
 // The dtype of a GEMM's output (C): fp32 and fp16 GEMMs write their own type; the rest write bf16.
 DType gemm_output_dtype(DType t);
-// Whether t's GEMMs run narrower than 16 bits (a rate a profile fitted in bf16 does not describe).
-bool narrow_compute(DType t);
 
 }  // namespace mhacfg
