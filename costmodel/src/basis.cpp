@@ -32,6 +32,8 @@ Basis combine(const Basis& a, const Basis& b) {
   }
   out.roofline_ops = a.roofline_ops;
   out.roofline_ops.insert(b.roofline_ops.begin(), b.roofline_ops.end());
+  out.dtype_transferred_ops = a.dtype_transferred_ops;
+  out.dtype_transferred_ops.insert(b.dtype_transferred_ops.begin(), b.dtype_transferred_ops.end());
   return out;
 }
 
@@ -55,6 +57,11 @@ std::string basis_text(const Basis& b) {
     for (const auto& o : b.roofline_ops) ops += (ops.empty() ? "" : ", ") + o;
     s += "; roofline for " + ops;
   }
+  if (b.kind != BasisKind::roofline && !b.dtype_transferred_ops.empty()) {
+    std::string ops;
+    for (const auto& o : b.dtype_transferred_ops) ops += (ops.empty() ? "" : ", ") + o;
+    s += "; " + ops + " from the 16-bit GEMM fit";
+  }
   return s;
 }
 
@@ -69,6 +76,10 @@ nlohmann::json basis_json(const Basis& b) {
   if (b.kind != BasisKind::roofline)
     for (const auto& o : b.roofline_ops) ops.push_back(o);
   j["roofline_ops"] = ops;
+  nlohmann::json narrow = nlohmann::json::array();
+  if (b.kind != BasisKind::roofline)
+    for (const auto& o : b.dtype_transferred_ops) narrow.push_back(o);
+  j["dtype_transferred_ops"] = narrow;
   return j;
 }
 

@@ -309,18 +309,18 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   // A sparse model's indexer keys sit beside the K/V (or latent) of every token, in their own format.
   const std::int64_t idx = m.attention.sparse() ? indexer_key_bytes(m.attention.indexer.head_dim) : 0;
   kv.indexer_bytes_per_token_per_layer = idx;
-  kv.bytes_per_token_per_layer = add(dtype_bytes(w.kv_dtype, elems, kKv), idx, kKv);
+  kv.bytes_per_token_per_layer = add(stored_bytes(w.kv_dtype, elems, kKv), idx, kKv);
   // Layers with an indexer of their own hold its keys (sparse attention has no windows: every token).
   const auto own_indexer = [&](const LayerSpec& l) -> std::int64_t { return m.attention.sparse() && l.softmax() && !l.shared_topk; };
-  kv.bytes_per_token = add(dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
+  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
                            mul(idx, m.num_indexer_layers(), kKv), kKv);
   const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
   const std::int64_t full_indexer_layers = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_indexer(l) : 0; });
   kv.bytes_per_token_beyond_window =
-      add(dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
+      add(stored_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.indexer_layer_tokens = kinds.sum(kKv, [&](const LayerSpec& l) { return own_indexer(l) ? cached_tokens(l, w.context) : 0; });
-  kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+  kv.bytes_total = stored_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
   const std::int64_t indexer_total = mul(w.batch, kv.indexer_layer_tokens, idx, kKv);
   kv.state_dtype = w.state_dtype;
   kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
@@ -441,26 +441,6 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   return f;
 }
 
-double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp) {
-  const double split = double(p.total + p.vision - p.replicated - p.kv_projection) / double(tp);
-  const double kv = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(tp, p.kv_heads)) : 0.0;
-  return (split + kv + double(p.replicated)) * dtype_bits(weight_dtype) / 8.0;
-}
-
-double served_weight_bytes_per_gpu(const ParamCounts& p, const Workload& w) {
-  double bytes = served_weight_bytes_per_gpu(p, w.weight_dtype, w.tp);
-  const double bytes_per_param = dtype_bits(w.weight_dtype) / 8.0;
-  const double tp = double(w.tp);
-  if (w.ep > 1) bytes += double(p.routed_experts) * bytes_per_param * (1.0 / double(w.ep) - 1.0 / tp);
-  if (w.dp_attention && w.tp > 1) {  // the attention's tp-split part is held whole (its K/V projections too)
-    const double split_attention = double(p.attention - p.indexer - p.kv_projection) -
-                                   double(p.replicated - p.indexer - p.router - p.norms);
-    const double kv_share = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(w.tp, p.kv_heads)) : 0.0;
-    bytes += (split_attention * (1.0 - 1.0 / tp) + double(p.kv_projection) - kv_share) * bytes_per_param;
-  }
-  return bytes / double(w.pp);
-}
-
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }
 KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) { return count_kv_cache(m, w, LayerKinds(m)); }
 FlopCounts count_flops(const ModelSpec& m, const Workload& w) { return count_flops(m, w, LayerKinds(m)); }
@@ -482,14 +462,21 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   if (m.tie_embeddings) params_read = add(params_read, table, kBytes);  // the LM head reads the table
   params_read = add(params_read, mul(w.batch, m.d_model, m.learned_positions > 0 ? 2 : 1, kBytes), kBytes);
   double expert_params_read = 0;
+  std::int64_t routed_params = 0;
   if (moe_layers > 0) {
     const double e = static_cast<double>(m.moe.num_routed_experts);
     b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / e, static_cast<double>(w.batch)));
-    params_read -= mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
+    routed_params = mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
+    params_read -= routed_params;
     expert_params_read = b.experts_read * static_cast<double>(moe_layers) * static_cast<double>(expert_params(m));
   }
-  const double weight_bits =
-      (static_cast<double>(params_read) + expert_params_read) * static_cast<double>(dtype_bits(w.weight_dtype));
+  // Each component in its dtype with its scales: attention, FFN (the routed experts read), the rest.
+  const double attention_params = static_cast<double>(c.params.attention + c.params.linear_attention);
+  const double ffn_params = static_cast<double>(c.params.ffn - routed_params) + expert_params_read;
+  const double rest_params = static_cast<double>(params_read) + expert_params_read - attention_params - ffn_params;
+  const double weight_bits = attention_params * storage_bits_per_element(w.attention_weights()) +
+                             ffn_params * storage_bits_per_element(w.ffn_weights()) +
+                             rest_params * storage_bits_per_element(w.weight_dtype);
   b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
   // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
   // reads only the current chunk's keys.
@@ -497,7 +484,7 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
     if (!l.softmax()) return 0;
     return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
-  b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
+  b.kv_read = stored_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
   // A sparse model's indexer reads every cached key to choose the top k that the attention reads.
   b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.indexer_layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);

@@ -23,34 +23,31 @@ Predictor Predictor::with_working_set(double bytes) const {
   return p;
 }
 
-namespace {
-// The matmul rate a dtype's kernels run at: weight-only int4 dequantises to bf16.
-DType compute_dtype(DType t) {
-  if (t == DType::int4) return DType::bf16;
-  return t;
-}
-}  // namespace
-
 Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op, const RangePoint& point,
                               DType dtype) const {
+  const auto it = profile_.ops.find(op_class);
+  return predict(op_class, it != profile_.ops.end() ? &it->second : nullptr, op, point, dtype);
+}
+
+Prediction Predictor::predict(const std::string& op_class, const OpFit* fitted, const OpFeatures& op,
+                              const RangePoint& point, DType dtype) const {
   OpFeatures f = op;
   f.resident_bytes = std::max(f.bytes, working_set_);
   Prediction p;
-  const auto it = profile_.ops.find(op_class);
   // An op with no output (a GEMM with a zero dimension: no FFN left within a tiny budget) is not
   // launched: no time, where a fitted model would divide by its zero parallel units.
   if (f.streams <= 0 || (f.flop <= 0 && f.bytes <= 0)) {
-    p.basis = it != profile_.ops.end() ? profile_.basis() : roofline_op_basis(op_class);
+    p.basis = fitted ? profile_.basis() : roofline_op_basis(op_class);
     return p;
   }
   p.launches = 1;
-  if (it == profile_.ops.end()) {
+  if (!fitted) {
     p.basis = roofline_op_basis(op_class);
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;
     return p;
   }
-  const OpFit& fit = it->second;
+  const OpFit& fit = *fitted;
   p.basis = profile_.basis();
   p.time_ms = predict_seconds(fit.model, f) * 1e3;
   // Values that load can still combine into nonsense (a 1e300 half-point): never print it as a time.
@@ -75,7 +72,17 @@ Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtyp
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   const GemmOp a{g};
-  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
+  const OpFeatures f = a.features(dtype, profile_.cpu_facts());
+  const std::string own = a.op_class(dtype).to_string(), plain = a.op_class().to_string();
+  const auto fit = profile_.ops.find(plain);
+  if (own == plain || profile_.ops.count(own) || fit == profile_.ops.end()) return op(a.op_class(dtype), f, dtype);
+  // A narrow dtype's GEMM where the profile fitted only 16-bit (or fp32) GEMMs: that fit's efficiencies
+  // with its peak scaled by the datasheet ratio of the dtypes' peaks, the bytes the dtype's.
+  OpFit scaled = fit->second;
+  scaled.model.peak_flop_per_s *= profile_.peak_flop_per_s(compute_dtype(dtype)) / profile_.peak_flop_per_s(DType::bf16);
+  Prediction p = predict(own, &scaled, f, range_point(f), dtype);
+  p.basis.dtype_transferred_ops.insert(own);
+  return p;
 }
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
@@ -98,6 +105,7 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
 }  // namespace
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
+  if (const auto* g = std::get_if<GemmOp>(&r.shape)) return gemm(g->shape, r.dtype);  // its dtype's class or the transfer
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
   if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
   const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();
@@ -136,7 +144,7 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   const std::int64_t tokens = batch * q_len;
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.attention_weights();
   if (layer.mixer == Mixer::none) {  // an FFN-only block (Nemotron-H)
     ffn_time(m, layer, w, p, ffn_tokens, acc, times);
     return;
@@ -203,7 +211,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   if (layer.ffn == LayerFfn::none) return;  // a mixer-only block (Nemotron-H)
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.ffn_weights();
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
     const std::int64_t f = m.ffn.ffn_dim / tp;
@@ -213,7 +221,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   }
   const MoeSpec& moe = m.moe;
   // The router, with Qwen2-MoE's shared-FFN gate as one more output.
-  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, wd), times);
+  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, w.weight_dtype), times);
   if (moe.num_shared_experts > 0) {
     const std::int64_t f = shared_ffn_width(moe) / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);

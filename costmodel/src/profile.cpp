@@ -7,15 +7,17 @@
 
 namespace mhacfg {
 
-double Profile::peak_flop_per_s(DType compute) const {
-  for (const std::string& dtype : {std::string(to_string(compute)), std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
-    const auto it = spec.peak_flop_per_s.find(dtype);
-    if (it != spec.peak_flop_per_s.end()) return it->second;
-  }
+std::string Profile::peak_dtype(DType compute) const {
+  std::vector<std::string> order = {std::string(to_string(compute))};
+  // A 4-bit float's nearest wider rate is fp8's (the tensor cores of the generation before fp4).
+  if (compute == DType::nvfp4 || compute == DType::mxfp4) order.push_back("fp8");
+  for (const char* wider : {"bf16", "fp16", "fp32"}) order.push_back(wider);
+  for (const std::string& dtype : order)
+    if (spec.peak_flop_per_s.count(dtype)) return dtype;
   // None of those listed: the lowest listed peak (never 0, which would make compute free).
-  double lowest = 0;
+  std::string lowest;
   for (const auto& [dtype, peak] : spec.peak_flop_per_s)
-    if (peak > 0 && (lowest == 0 || peak < lowest)) lowest = peak;
+    if (peak > 0 && (lowest.empty() || peak < spec.peak_flop_per_s.at(lowest))) lowest = dtype;
   return lowest;
 }
 
@@ -37,6 +39,11 @@ Basis Profile::basis() const {
     b.expected_how = std::to_string(validation.front().records) + " " + validation.front().what;
   }
   return b;
+}
+
+double Profile::peak_flop_per_s(DType compute) const {
+  const auto it = spec.peak_flop_per_s.find(peak_dtype(compute));
+  return it != spec.peak_flop_per_s.end() ? it->second : 0.0;
 }
 
 namespace {

@@ -89,7 +89,9 @@ std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vecto
     const Prediction pr = predicted(p, r);
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
     j["predicted_ms"] = pr.time_ms;
-    j["predicted_basis"] = to_string(pr.basis.kind);
+    // A narrow dtype's GEMM predicted from the 16-bit fit is a transfer too, of dtype not device.
+    const bool narrow = !pr.basis.dtype_transferred_ops.empty() && pr.basis.kind == BasisKind::measured;
+    j["predicted_basis"] = narrow ? "transferred" : to_string(pr.basis.kind);
     if (pr.extrapolated) j["extrapolated"] = true;
     out.push_back(std::move(j));
   }

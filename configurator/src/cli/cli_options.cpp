@@ -173,8 +173,10 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
 void add_deployment_options(po::options_description& d, const Workload& w) {
   d.add_options()
       ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
-      ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
-      ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
+      ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: " + dtype_names() + " (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
+      ("weight-dtype", po::value<std::string>(), ("weights dtype, of every component the two below leave (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
+      ("attention-weight-dtype", po::value<std::string>(), "attention (and linear-attention) projection weights' dtype (default: --weight-dtype)")
+      ("ffn-weight-dtype", po::value<std::string>(), "FFN and expert weights' dtype, e.g. nvfp4 beside --attention-weight-dtype bf16 (default: --weight-dtype)")
       ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str())
       ("ep", po::value<std::string>(), "expert-parallel degree: routed experts split whole over this many GPUs (default 1: split by --tp)")
       ("pp", po::value<std::string>(), "pipeline stages, the layers split evenly (default 1)")
@@ -186,6 +188,8 @@ Workload read_deployment(const ParsedArgs& a, Workload w) {
   if (auto v = a.opt_int("tp")) w.tp = *v;
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("attention-weight-dtype")) w.attention_weight_dtype = parse_dtype(*v, "--attention-weight-dtype");
+  if (auto v = a.opt_str("ffn-weight-dtype")) w.ffn_weight_dtype = parse_dtype(*v, "--ffn-weight-dtype");
   if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
   if (auto v = a.opt_int("ep")) w.ep = *v;
   if (auto v = a.opt_int("pp")) w.pp = *v;

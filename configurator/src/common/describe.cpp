@@ -232,13 +232,27 @@ std::string layer_pattern_text(const ModelSpec& m) {
 }
 
 nlohmann::json workload_json(const Workload& w) {
-  return {{"batch", w.batch},
-          {"prompt_len", w.prompt_len},
-          {"context", w.context},
-          {"kv_dtype", std::string(to_string(w.kv_dtype))},
-          {"weight_dtype", std::string(to_string(w.weight_dtype))},
-          {"tp", w.tp},
-          {"state_dtype", std::string(to_string(w.state_dtype))}};
+  nlohmann::json j = {{"batch", w.batch},
+                      {"prompt_len", w.prompt_len},
+                      {"context", w.context},
+                      {"kv_dtype", std::string(to_string(w.kv_dtype))},
+                      {"weight_dtype", std::string(to_string(w.weight_dtype))},
+                      {"tp", w.tp},
+                      {"state_dtype", std::string(to_string(w.state_dtype))}};
+  add_component_dtypes(j, w);
+  return j;
+}
+
+void add_component_dtypes(nlohmann::json& j, const Workload& w) {
+  if (w.attention_weight_dtype) j["attention_weight_dtype"] = std::string(to_string(*w.attention_weight_dtype));
+  if (w.ffn_weight_dtype) j["ffn_weight_dtype"] = std::string(to_string(*w.ffn_weight_dtype));
+}
+
+std::string weights_text(const Workload& w) {
+  std::string s(to_string(w.weight_dtype));
+  if (w.attention_weights() == w.weight_dtype && w.ffn_weights() == w.weight_dtype) return s;
+  return s + " (attention " + std::string(to_string(w.attention_weights())) + ", FFN " +
+         std::string(to_string(w.ffn_weights())) + ")";
 }
 
 namespace {

@@ -45,7 +45,7 @@ std::string heading(const ModelSpec& m, const Workload& w) {
   return m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " + layer_pattern_text(m) + ", " +
          attn + "; batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
          std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) + ", weights " +
-         std::string(to_string(w.weight_dtype)) + (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+         weights_text(w) + (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
 }
 
 Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) {
@@ -191,6 +191,9 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
   r.tables.push_back(tt);
   if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
   if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
+  const std::vector<std::string> dtype_notes = gemm_dtype_notes(*profile, w);
+  if (!dtype_notes.empty()) predicted["dtype_notes"] = dtype_notes;
+  for (const std::string& n : dtype_notes) r.notes.push_back(n + ".");
   if (!fits)
     r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
                       fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +

@@ -169,6 +169,7 @@ void add_notes(Report& r, const CompareOptions& o, const std::vector<ModelSpec>&
     noted.push_back(&x);
     r.notes.push_back(sparse_attention_note(m, profile));
   }
+  for (const std::string& n : gemm_dtype_notes(profile, o.workload)) r.notes.push_back(n + ".");
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
 }

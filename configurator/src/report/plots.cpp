@@ -210,7 +210,7 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
     }
     const GemmShape qkv{w.batch, m.spec.attention.num_q_heads * m.spec.attention.head_dim * (m.spec.attention.output_gate ? 2 : 1),
                         m.spec.d_model};
-    add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.weight_dtype)), pred.gemm(qkv, w.weight_dtype).time_ms);
+    add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.attention_weights())), pred.gemm(qkv, w.attention_weights()).time_ms);
     plot.series.push_back(std::move(s));
   }
   plot.note = "Peak " + fmt_si(peak, "FLOP/s") + ", bandwidth " + fmt_si(bw, "B/s") +

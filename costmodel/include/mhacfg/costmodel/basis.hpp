@@ -24,6 +24,9 @@ struct Basis {
   // Op classes a profile with fits has none for, predicted by the bare roofline (a linear-attention
   // core or indexer no GPU profile measures). Empty when kind is roofline: then every op is.
   std::set<std::string> roofline_ops;
+  // Op classes a fit of another dtype predicts (gemm/fp8 from a 16-bit gemm fit: its efficiencies at
+  // the dtype's datasheet peak), with no error measured for that step.
+  std::set<std::string> dtype_transferred_ops;
 };
 
 // A basis for an op predicted by the roofline because the profile has no fit of its class.

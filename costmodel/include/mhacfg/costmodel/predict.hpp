@@ -49,6 +49,9 @@ class Predictor {
 
  private:
   Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
+  // With `fit` (nullptr: the roofline) for the class `op_class` names.
+  Prediction predict(const std::string& op_class, const OpFit* fit, const OpFeatures& f, const RangePoint& point,
+                     DType dtype) const;
   const Profile& profile_;
   double working_set_ = 0;
 };
@@ -80,9 +83,20 @@ struct ModelTimes {
   Basis basis;
 };
 
+// What the GEMM rates of the workload's weight dtypes on `profile` rest on, one sentence per dtype
+// that is not its own fit or its own datasheet peak (empty: nothing to say). The text
+// output's notes and JSON's predicted.dtype_notes.
+std::vector<std::string> gemm_dtype_notes(const Profile& profile, const Workload& w);
+
+// What the GEMM rates of the workload's weight dtypes on `profile` rest on, one sentence per dtype
+// that is not its own fit or its own datasheet peak (empty: nothing to say). The text
+// output's notes and JSON's predicted.dtype_notes.
+std::vector<std::string> gemm_dtype_notes(const Profile& profile, const Workload& w);
+
 // basis_text of both times' combined basis (a candidate's at its batch and for one sequence, or one
 // model's): "measured, expected error ~5 % median, 13 % p90", "transferred from h200-sxm-cudnn, ...",
-// "roofline", with "; roofline for indexer/decode" where some op classes fell back.
+// "roofline", with "; roofline for indexer/decode" where some op classes fell back and "; gemm/fp8
+// from the 16-bit GEMM fit" where a narrow dtype's rate was transferred.
 std::string time_basis(const ModelTimes& a, const ModelTimes& b);
 inline std::string time_basis(const ModelTimes& t) { return time_basis(t, t); }
 inline Basis time_basis_of(const ModelTimes& a, const ModelTimes& b) { return combine(a.basis, b.basis); }

@@ -93,9 +93,12 @@ struct Profile {
   // What its fitted ops stand on: measured (expected error from its first held-out validation),
   // transferred (the transfer's), or roofline when it has no fits.
   Basis basis() const;
-  // The dtype's peak; when it is not listed, bf16's, fp16's, then fp32's (a CPU profile lists fp32 only:
-  // its kernels widen bf16 to fp32), then the lowest listed.
+  // The dtype's peak; when it is not listed, the nearest wider one's: fp8's for nvfp4 and mxfp4, then
+  // bf16's, fp16's, fp32's (a CPU profile lists fp32 only: its kernels widen bf16 to fp32), then the
+  // lowest listed.
   double peak_flop_per_s(DType compute) const;
+  // The key of spec.peak_flop_per_s that peak_flop_per_s(compute) reads ("" when none is listed).
+  std::string peak_dtype(DType compute) const;
 };
 
 // Throws InputError naming `where` and the field.

@@ -20,6 +20,10 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // The "model" object of every output: the resolved spec, so a reader sees what was counted.
 nlohmann::json model_json(const ModelSpec& m);
 nlohmann::json workload_json(const Workload& w);
+// The per-component weight dtypes set (attention_weight_dtype, ffn_weight_dtype), added to `j`.
+void add_component_dtypes(nlohmann::json& j, const Workload& w);
+// "bf16", or with per-component dtypes "bf16 (attention bf16, FFN nvfp4)".
+std::string weights_text(const Workload& w);
 nlohmann::json counts_json(const ModelCounts& c);
 // How many of a prediction's times an output lists: compare's summary, a recommended candidate's
 // (and the breakdown of its attention), or analyze's whole breakdown. Each time is named once, here.
