@@ -3,6 +3,8 @@
 #include "mhacfg/configurator/inputs/engines.hpp"
 
 #include <algorithm>
+#include <ctime>
+#include <sstream>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -249,6 +251,22 @@ void add_out_dir_option(po::options_description& d) {
   d.add_options()("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
 void add_engine_option(po::options_description& d) {
   d.add_options()("engine", po::value<std::string>(),
                   (std::string("serving engine the times describe: vllm, sglang, trtllm (their costs beyond the kernels), "
@@ -301,7 +319,8 @@ Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed) {
 
 void add_serving_record_options(po::options_description& d) {
   d.add_options()("engine", po::value<std::string>(), "serving records: engine preset (vllm, sglang, trtllm, none) or engine JSON for every record (default: each record's engine)")
-      ("set", po::value<std::vector<std::string>>()->composing(), "serving records: KEY=VALUE fills a field the records lack, e.g. --set gpu=H200 --set tp=2 (repeat it)");
+      ("set", po::value<std::vector<std::string>>()->composing(), "serving records: KEY=VALUE fills a field the records lack, e.g. --set gpu=H200 --set tp=2 (repeat it)")
+      ("records-of", po::value<std::string>(), "serving records: only those measured with this engine (vllm, sglang, trtllm)");
 }
 
 nlohmann::json read_serving_defaults(const ParsedArgs& a) {

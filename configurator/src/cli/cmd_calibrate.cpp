@@ -27,21 +27,6 @@ namespace mhacfg {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
 // 8.5 % (median over decode shapes) against 2.3 % with one, too much noise for a 5 % model.

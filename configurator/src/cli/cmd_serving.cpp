@@ -2,6 +2,7 @@
 // and engines (inputs/serving_inputs), predicted by the serving model, the engine's times fitted.
 #include "serving_commands.hpp"
 
+#include <algorithm>
 #include <ctime>
 
 #include "mhacfg/configurator/calibrate/serving_eval.hpp"
@@ -22,18 +23,25 @@ struct Mapped {
 Mapped map_records(const ParsedArgs& a, const std::string& path, const std::string& field) {
   Mapped m;
   m.records = read_serving_records(path, field, read_serving_defaults(a));
+  // --records-of ENGINE[,ENGINE]: only the records those engines measured (a record's own engine text
+  // maps to one of them), so one file of several engines fits an engine on its own records.
+  if (auto only = a.opt_str("records-of")) {
+    const std::vector<std::string> names = shipped_engine_names(), wanted = split_commas(*only);
+    for (const std::string& w : wanted)
+      if (std::find(names.begin(), names.end(), w) == names.end())
+        throw InputError("--records-of", w, "must name shipped engines: vllm, sglang, trtllm");
+    std::vector<ServingRecord> kept;
+    for (const ServingRecord& r : m.records)
+      if (std::find(wanted.begin(), wanted.end(), engine_for_text(r.engine)) != wanted.end()) kept.push_back(r);
+    if (kept.empty()) throw InputError("--records-of", *only, "no record of " + path + " was measured with those engines");
+    m.records = std::move(kept);
+  }
   ServingMapper mapper({a.opt_str("profile").value_or(""), a.opt_str("engine").value_or("")});
   m.cases.reserve(m.records.size());
   for (const ServingRecord& r : m.records) m.cases.push_back(mapper.map(r));
   return m;
 }
 
-std::string utc_date() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 }  // namespace
 
@@ -67,12 +75,12 @@ int serving_calibrate(const ParsedArgs& a, const std::string& from, const std::s
   EngineModel e = fit.engine;
   e.name = a.opt_str("name").value_or(start.name + "-fitted");
   e.source = "fitted by mhacfg calibrate to " + std::to_string(fit.records) + " serving records in " + from + " on " +
-             utc_date() + ": median APE " + fmt_fixed(fit.fit_median_ape * 100, 1) + " %, cross-validated " +
+             utc_now() + ": median APE " + fmt_fixed(fit.fit_median_ape * 100, 1) + " %, cross-validated " +
              fmt_fixed(fit.cv_median_ape * 100, 1) + " %";
   nlohmann::json j = engine_to_json(e);
   j["fit"] = {{"from", from},
               {"records", fit.records},
-              {"date", utc_date()},
+              {"date", utc_now()},
               {"start_engine", start.name},
               {"median_ape", fit.fit_median_ape},
               {"p90_ape", fit.fit_p90_ape},

@@ -66,6 +66,11 @@ void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector
 
 // --out-dir: with --format markdown, the folder for report.md and its plots.
 void add_out_dir_option(po::options_description& d);
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_commas(const std::string& text);
+// The current time as ISO 8601 UTC ("2026-12-02T07:00:00Z"), for provenance.
+std::string utc_now();
+
 // --engine: the serving engine whose costs beyond the kernels the times include (kDefaultEngine).
 void add_engine_option(po::options_description& d);
 EngineModel read_engine(const ParsedArgs& a);
