@@ -182,4 +182,15 @@ ServingTimes predict_serving(const ModelSpec& m, const ServingQuery& q, const Pr
   return t;
 }
 
+ServingTimes predict_workload_served(const ModelSpec& m, const Workload& w, const Predictor& p, const EngineModel& e) {
+  ServingQuery q;
+  q.workload = w;
+  q.isl = w.prompt_len;
+  q.osl = 2;
+  q.concurrency = w.batch;
+  q.mode = ServingMode::latency;
+  q.decode_context = w.context;
+  return predict_serving(m, q, p, e);
+}
+
 }  // namespace mhacfg

@@ -21,6 +21,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   d.add_options()("target", po::value<std::string>(), ("device profile name or file (default " + std::string(defaults::target) + ")").c_str())
 ;
   add_roofline_option(d);
+  add_engine_option(d);
   add_memory_fraction_option(d);
   add_out_dir_option(d);
   add_format_option(d, formats);
@@ -41,6 +42,7 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   validate(o.workload);
   if (auto t = a.opt_str("target")) o.target = *t;
   o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
+  o.engine = read_engine(a);
   std::vector<ModelSpec> models;
   for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
   const Profile p = read_profile_flag(a, "target", o.target);

@@ -187,7 +187,7 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
     tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
     tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
   }
-  if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "NCCL-style latency + bus bandwidth per link tier"});
+  if (w.tp > 1) tt.rows.push_back({"decode collectives", fmt_ms(t.decode_comm_ms), "NCCL-style latency + bus bandwidth per link tier"});
   r.tables.push_back(tt);
   if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
   if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
@@ -204,14 +204,7 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
 // An engine's view of the same workload: the first token of one request at the prompt, and a decode
 // step at the batch and context with the ops, gaps and host costs the kernels leave out.
 void add_served_times(Report& r, const ModelSpec& m, const Workload& w, const Profile& profile, const EngineModel& e) {
-  ServingQuery q;
-  q.workload = w;
-  q.isl = w.prompt_len;
-  q.osl = 2;
-  q.concurrency = w.batch;
-  q.mode = ServingMode::latency;
-  q.decode_context = w.context;
-  const ServingTimes s = predict_serving(m, q, Predictor(profile), e);
+  const ServingTimes s = predict_workload_served(m, w, Predictor(profile), e);
   nlohmann::json& predicted = r.json["predicted"];
   predicted["ttft_ms"] = s.ttft_ms;
   predicted["tpot_ms"] = s.tpot_ms;

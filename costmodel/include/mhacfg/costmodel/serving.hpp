@@ -74,4 +74,8 @@ struct ServingTimes {
 
 ServingTimes predict_serving(const ModelSpec& m, const ServingQuery& q, const Predictor& p, const EngineModel& e);
 
+// An engine's view of one workload (analyze, compare): the first token of one request at prompt_len
+// with the per-request cost, and the time per output token at batch and context (no prefills mixed in).
+ServingTimes predict_workload_served(const ModelSpec& m, const Workload& w, const Predictor& p, const EngineModel& e);
+
 }  // namespace mhacfg
