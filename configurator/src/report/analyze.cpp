@@ -187,7 +187,7 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
     tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
     tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
   }
-  if (w.tp > 1) tt.rows.push_back({"decode collectives", fmt_ms(t.decode_comm_ms), "NCCL-style latency + bus bandwidth per link tier"});
+  if (t.decode_comm_ms > 0) tt.rows.push_back({"decode collectives", fmt_ms(t.decode_comm_ms), "NCCL-style latency + bus bandwidth per link tier"});
   r.tables.push_back(tt);
   if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
   if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
