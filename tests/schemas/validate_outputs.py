@@ -105,14 +105,16 @@ nxt = next(a for a in analyses if a["model"]["family"] == "qwen3_next")
 assert nxt["model"]["layer_pattern"]["linear_attention_layers"] == 36, nxt["model"]["layer_pattern"]
 assert nxt["model"]["linear_attention"]["num_v_heads"] == 32 and nxt["model"]["attention"]["output_gate"] is True
 assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes_per_sequence"] > 0, nxt["kv_cache"]
-assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
+assert nxt["predicted"]["basis_detail"]["kind"] == "measured", nxt["predicted"]["basis_detail"]
+assert nxt["predicted"]["basis_detail"]["roofline_ops"] == ["linear_attention/decode", "linear_attention/prefill"], nxt["predicted"]
 granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid")
 assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
 # A sparse model's indexer, its keys and its roofline share reach scripts.
 dsa = next(a for a in analyses if a["model"]["family"] == "deepseek_v32")
 assert dsa["model"]["attention"]["indexer"] == {"num_heads": 64, "head_dim": 128, "topk": 2048, "layers": 61}, dsa["model"]["attention"]
 assert dsa["kv_cache"]["indexer_bytes_per_token_per_layer"] == 132 and dsa["params"]["total"] == 671877944064
-assert dsa["predicted"]["basis"] == "calibrated, indexer roofline" and dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
+assert dsa["predicted"]["basis_detail"]["roofline_ops"] == ["indexer/decode", "indexer/prefill"], dsa["predicted"]
+assert dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
 assert "indexer" not in analyses[0]["model"]["attention"] and analyses[0]["kv_cache"]["indexer_bytes_per_token_per_layer"] == 0
 nemo = next(a for a in analyses if a["model"]["family"] == "nemotron_h")
 assert nemo["model"]["layer_pattern"]["ffn_only_layers"] == 23 and nemo["params"]["total"] == 31577937344
