@@ -437,8 +437,10 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad = j;
   bad["source"] = "guess";
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: source = \"guess\": must be \"datasheet\" or \"measured\"");
-  // A datasheet profile (no fits) naming an op class.
-  auto sheet = mhacfg::profile_to_json(mhacfg::load_profile("h100-sxm", "--target"));
+  // A datasheet profile (no fits) naming an op class: cpu-generic, which no measured profile transfers to
+  // (h100-sxm loads with h200-sxm's fits transferred).
+  auto sheet = mhacfg::profile_to_json(mhacfg::load_profile("cpu-generic", "--target"));
+  REQUIRE(sheet["fits"].empty());
   sheet["ops"] = {"gemm"};
   CHECK_THROWS_WITH(mhacfg::profile_from_json(sheet, "p.json"), "p.json: ops = \"gemm\": lists an op class with no entry in fits");
   // A measured profile whose ops list misses a fitted class.

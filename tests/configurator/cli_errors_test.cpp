@@ -26,8 +26,11 @@ TEST_CASE("unknown command, flag and format", "[cli][errors]") {
 
 TEST_CASE("unknown preset and profile get did-you-mean", "[cli][errors]") {
   expect_input_error({"analyze", "--model", "llama3-8b"}, "--model = llama3-8b: unknown model preset (did you mean llama-3-8b?)");
+  // "h100" is a prefix of h100-pcie and h100-sxm alike: the first in name order is named.
   expect_input_error({"analyze", "--model", "llama-3-8b", "--target", "h100"},
-                     "--target = h100: unknown device profile (did you mean h100-sxm?)");
+                     "--target = h100: unknown device profile (did you mean h100-pcie?)");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--target", "h100sxm"},
+                     "--target = h100sxm: unknown device profile (did you mean h100-sxm?)");
 }
 
 TEST_CASE("a folder named like a shipped profile or preset does not hide it", "[cli]") {

@@ -8,6 +8,7 @@
 
 #include "cli_test_util.hpp"
 #include "mhacfg/configurator/report/analyze.hpp"
+#include "mhacfg/configurator/inputs/engines.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 
@@ -68,7 +69,9 @@ TEST_CASE("CLI JSON equals the library's report", "[cli][library]") {
   w.batch = 4;
   w.context = 16384;
   const mhacfg::Profile p = mhacfg::load_profile("a100-80gb", "--target");
-  const auto lib = mhacfg::analyze_report(mhacfg::load_model_preset("qwen2.5-7b"), w, &p).json;
+  // The CLI describes the default engine's serving unless --engine says otherwise.
+  const mhacfg::EngineModel engine = mhacfg::load_engine(mhacfg::kDefaultEngine);
+  const auto lib = mhacfg::analyze_report(mhacfg::load_model_preset("qwen2.5-7b"), w, &p, &engine).json;
   CHECK(nlohmann::json::parse(r.out) == lib);
 }
 

@@ -143,7 +143,13 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   CHECK(cj["predicted"]["decode_linear_core_ms"].get<double>() > 0);
   const CliResult gpu = run({"analyze", "--hf-config", next, "--target", "h200-sxm", "--format", "json"});
   REQUIRE(gpu.code == 0);
-  CHECK(nlohmann::json::parse(gpu.out)["predicted"]["basis"] == "calibrated, linear attention roofline");
+  // h200-sxm fits attention and GEMMs but no linear-attention core: those classes are the roofline.
+  const auto gj = nlohmann::json::parse(gpu.out);
+  CHECK(gj["predicted"]["basis_detail"]["kind"] == "measured");
+  CHECK(gj["predicted"]["basis_detail"]["roofline_ops"] ==
+        nlohmann::json::array({"linear_attention/decode", "linear_attention/prefill"}));
+  CHECK_THAT(gj["predicted"]["basis"].get<std::string>(),
+             Catch::EndsWith("; roofline for linear_attention/decode, linear_attention/prefill"));
   const CliResult cpu_text = run({"analyze", "--hf-config", next, "--target", "cpu-xeon-2vcpu"});
   CHECK(cpu_text.out.find("The Gated DeltaNet layers' core (its recurrence and convolution) is calibrated: cpu-xeon-2vcpu fits") !=
         std::string::npos);
@@ -201,7 +207,11 @@ TEST_CASE("a short-convolution hybrid (LFM2): its conv layers in text and JSON, 
   CHECK(j["model"]["linear_attention"] == nlohmann::json({{"kind", "short_conv"}, {"channels", 2048}, {"conv_kernel", 3}}));
   CHECK(j["model"]["layer_pattern"]["linear_attention_layers"] == 10);
   CHECK(j["params"]["total"] == 1'170'340'608);
-  CHECK(j["predicted"]["basis"] == "calibrated, linear attention roofline");
+  CHECK(j["predicted"]["basis_detail"]["kind"] == "measured");
+  CHECK(j["predicted"]["basis_detail"]["roofline_ops"] ==
+        nlohmann::json::array({"linear_attention/decode/short_conv", "linear_attention/prefill/short_conv"}));
+  CHECK_THAT(j["predicted"]["basis"].get<std::string>(),
+             Catch::EndsWith("; roofline for linear_attention/decode/short_conv, linear_attention/prefill/short_conv"));
   const CliResult t = run({"analyze", "--hf-config", lfm2, "--target", "h200-sxm"});
   CHECK(t.out.find("16 layers (10 short convolution, 6 global)") != std::string::npos);
   CHECK(t.out.find("The short convolution layers' core (a depthwise convolution of 3 taps; the gating products are elementwise) is the "
@@ -255,7 +265,9 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
     const auto j = nlohmann::json::parse(p.out);
     CHECK(j["params"]["total"] == total);
     CHECK(j["model"]["attention"]["indexer"]["topk"] == 2048);
-    CHECK(j["predicted"]["basis"] == "calibrated, indexer roofline");
+    CHECK(j["predicted"]["basis_detail"]["kind"] == "measured");
+    CHECK(j["predicted"]["basis_detail"]["roofline_ops"] == nlohmann::json::array({"indexer/decode", "indexer/prefill"}));
+    CHECK_THAT(j["predicted"]["basis"].get<std::string>(), Catch::EndsWith("; roofline for indexer/decode, indexer/prefill"));
   }
   // On a profile that fits mhacfg's CPU indexer kernel the indexer is calibrated, and the times and the
   // note say so: at 8192 tokens each of the 61 layers' indexers scores 8192 keys, at least their FLOPs
@@ -353,7 +365,9 @@ TEST_CASE("mixed weight dtypes: analyze and compare take a component's own, coun
   const double ratio = b["bytes"]["weights"].get<double>() / a["bytes"]["weights"].get<double>();
   CHECK(ratio < 0.6);
   CHECK(ratio > 0.5);
-  CHECK(b["predicted"]["basis"] == "calibrated, narrow-dtype GEMMs transferred from 16-bit");
+  CHECK(b["predicted"]["basis_detail"]["kind"] == "measured");
+  CHECK(b["predicted"]["basis_detail"]["dtype_transferred_ops"] == nlohmann::json::array({"gemm/mxfp4"}));
+  CHECK_THAT(b["predicted"]["basis"].get<std::string>(), Catch::EndsWith("; gemm/mxfp4 from the 16-bit GEMM fit"));
   REQUIRE(b["predicted"]["dtype_notes"].size() == 1);
   CHECK(b["predicted"]["dtype_notes"][0].get<std::string>().rfind("mxfp4 GEMMs: transferred from h200-sxm-cudnn", 0) == 0);
   const CliResult cmp = run({"compare", oss, oss, "--ffn-weight-dtype", "nvfp4", "--target", "b200"});

@@ -39,7 +39,7 @@ TEST_CASE("engine words", "[serving_inputs]") {
   CHECK(engine_for_text("llama.cpp").empty());
 }
 
-TEST_CASE("mapper: a record becomes a query; unknown names are input errors", "[serving_inputs]") {
+TEST_CASE("mapper: a record becomes a query, unknown names are input errors", "[serving_inputs]") {
   ServingRecord r;
   r.where = "s.jsonl:1";
   r.model = "nvidia/Llama-3.1-8B-Instruct-FP8";

@@ -2,6 +2,9 @@
 // a datasheet's nearest wider peak, and the notes that say which.
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <string>
+
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -31,9 +34,9 @@ TEST_CASE("an fp8 GEMM on a bf16-fitted profile runs at the fit's efficiency of 
   const Profile prof = bf16_fitted();
   const Predictor p(prof);
   const Prediction bf16 = p.gemm(kLarge, DType::bf16), fp8 = p.gemm(kLarge, DType::fp8);
-  CHECK_FALSE(bf16.transferred);
-  CHECK(fp8.transferred);
-  CHECK(fp8.calibrated);
+  CHECK(bf16.basis.dtype_transferred_ops.empty());
+  CHECK(fp8.basis.dtype_transferred_ops == std::set<std::string>{"gemm/fp8"});
+  CHECK(fp8.basis.kind == BasisKind::measured);
   const double flop = 2.0 * 8192 * 8192 * 8192;
   CHECK(bf16.time_ms == Approx((7e-6 + flop / (0.88 * 989.4e12)) * 1e3));
   CHECK(fp8.time_ms == Approx((7e-6 + flop / (0.88 * 1978.9e12)) * 1e3));
@@ -59,7 +62,8 @@ TEST_CASE("a profile with a fit of the dtype's own uses it", "[dtype][model]") {
   own.model.peak_flop_per_s = 1000e12;
   prof.ops["gemm/fp8"] = own;
   const Prediction fp8 = Predictor(prof).gemm(kLarge, DType::fp8);
-  CHECK_FALSE(fp8.transferred);
+  CHECK(fp8.basis.dtype_transferred_ops.empty());
+  CHECK(fp8.basis.kind == BasisKind::measured);
   CHECK(fp8.time_ms == Approx((7e-6 + 2.0 * 8192 * 8192 * 8192 / 1000e12) * 1e3));
   CHECK(gemm_dtype_notes(prof, [] {
           Workload w;
@@ -76,7 +80,8 @@ TEST_CASE("a datasheet profile without the fp4 peak runs fp4 GEMMs at fp8's and 
   CHECK(prof.peak_dtype(DType::nvfp4) == "fp8");
   CHECK(prof.peak_dtype(DType::fp8) == "fp8");
   const Prediction p = Predictor(prof).gemm(kLarge, DType::nvfp4);
-  CHECK_FALSE(p.calibrated);
+  CHECK(p.basis.kind == BasisKind::roofline);
+  CHECK(p.basis.dtype_transferred_ops.empty());
   CHECK(p.time_ms == Approx(2.0 * 8192 * 8192 * 8192 / 1979e12 * 1e3));
   Workload w;
   w.ffn_weight_dtype = DType::nvfp4;
@@ -99,9 +104,10 @@ TEST_CASE("a model's GEMMs take their component's dtype and the transfer is stat
   const ModelTimes mixed = predict_model(m, w, p);
   CHECK(mixed.decode_ffn_ms < bf16.decode_ffn_ms);
   CHECK(mixed.decode_projections_ms == Approx(bf16.decode_projections_ms));  // attention stays bf16
-  CHECK_FALSE(bf16.gemm_rate_transferred);
-  CHECK(mixed.gemm_rate_transferred);
-  CHECK(time_basis(mixed) == "calibrated, narrow-dtype GEMMs transferred from 16-bit");
+  CHECK(bf16.basis.dtype_transferred_ops.empty());
+  CHECK(mixed.basis.dtype_transferred_ops == std::set<std::string>{"gemm/fp8"});
+  CHECK(time_basis(bf16) == "measured");
+  CHECK(time_basis(mixed) == "measured; gemm/fp8 from the 16-bit GEMM fit");
   const std::vector<std::string> notes = gemm_dtype_notes(prof, w);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("fp8 GEMMs: transferred from h200-like's 16-bit GEMM fit") != std::string::npos);
@@ -137,7 +143,7 @@ TEST_CASE("fp8 GEMM records fit a class of their own, which predictions of fp8 G
   const Profile back = profile_from_json(profile_to_json(prof), "round trip");
   CHECK(back.ops.count("gemm/fp8"));
   const Prediction fp8 = Predictor(prof).gemm(kLarge, DType::fp8);
-  CHECK_FALSE(fp8.transferred);
+  CHECK(fp8.basis.dtype_transferred_ops.empty());
   constexpr double kFitTolerance = 0.05;  // a fit of exact synthetic times recovers them closely
   CHECK(fp8.time_ms == Approx((10e-6 + 2.0 * 8192 * 8192 * 8192 / 1500e12) * 1e3).epsilon(kFitTolerance));
 }

@@ -2,7 +2,8 @@
 """Validates real mhacfg outputs against the published JSON Schemas (draft 2020-12).
 
 Runs the CLI for analyze (several families), recommend (feasible and infeasible), compare, profiles,
-calibrate --from (a fitted profile), predict and bench records, and checks each document; then
+calibrate --from (a fitted profile), predict and bench records, serving validate, predict and calibrate
+(an engine) and the shipped engines, and checks each document; then
 checks that documents with a required key removed or a wrong type are rejected, so the schemas are
 not vacuous. Usage: validate_outputs.py MHACFG SOURCE_DIR WORK_DIR
 """
@@ -105,14 +106,16 @@ nxt = next(a for a in analyses if a["model"]["family"] == "qwen3_next")
 assert nxt["model"]["layer_pattern"]["linear_attention_layers"] == 36, nxt["model"]["layer_pattern"]
 assert nxt["model"]["linear_attention"]["num_v_heads"] == 32 and nxt["model"]["attention"]["output_gate"] is True
 assert nxt["kv_cache"]["state_dtype"] == "fp32" and nxt["kv_cache"]["state_bytes_per_sequence"] > 0, nxt["kv_cache"]
-assert nxt["predicted"]["basis"] == "calibrated, linear attention roofline", nxt["predicted"]["basis"]
+assert nxt["predicted"]["basis_detail"]["kind"] == "measured", nxt["predicted"]["basis_detail"]
+assert nxt["predicted"]["basis_detail"]["roofline_ops"] == ["linear_attention/decode", "linear_attention/prefill"], nxt["predicted"]
 granite = next(a for a in analyses if a["model"]["family"] == "granitemoehybrid")
 assert granite["model"]["linear_attention"]["kind"] == "mamba2" and granite["params"]["total"] == 32207337984
 # A sparse model's indexer, its keys and its roofline share reach scripts.
 dsa = next(a for a in analyses if a["model"]["family"] == "deepseek_v32")
 assert dsa["model"]["attention"]["indexer"] == {"num_heads": 64, "head_dim": 128, "topk": 2048, "layers": 61}, dsa["model"]["attention"]
 assert dsa["kv_cache"]["indexer_bytes_per_token_per_layer"] == 132 and dsa["params"]["total"] == 671877944064
-assert dsa["predicted"]["basis"] == "calibrated, indexer roofline" and dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
+assert dsa["predicted"]["basis_detail"]["roofline_ops"] == ["indexer/decode", "indexer/prefill"], dsa["predicted"]
+assert dsa["predicted"]["decode_indexer_ms"] > 0, dsa["predicted"]
 assert "indexer" not in analyses[0]["model"]["attention"] and analyses[0]["kv_cache"]["indexer_bytes_per_token_per_layer"] == 0
 nemo = next(a for a in analyses if a["model"]["family"] == "nemotron_h")
 assert nemo["model"]["layer_pattern"]["ffn_only_layers"] == 23 and nemo["params"]["total"] == 31577937344
@@ -138,6 +141,20 @@ for line in run(["bench", "--device", "cpu", "--in", str(shapes), "--threads", "
                  "--min-time", "0.001"]).splitlines():
     check("record", json.loads(line), "bench record")
 
+# Serving measurements: validate's document, predict's lines, an engine fitted by calibrate, the shipped engines.
+published = str(source / "tests/fixtures/e2e-published.train.jsonl")
+served = json.loads(run(["validate", "--in", published, "--format", "json"]))
+check("serving", served, "validate on serving records")
+assert served["records_predicted"] > 0 and any(r["predicted"] is None for r in served["records"]), served["records_predicted"]
+for line in run(["predict", "--profile", "h100-sxm", "--in", published]).splitlines():
+    check("serving", json.loads(line), "predicted serving record")
+engine = work / "engine.json"
+check("serving", json.loads(run(["calibrate", "--from", published, "--engine", "vllm", "--out", str(engine), "--format",
+                                 "json"])), "calibrate --engine")
+check("serving", json.loads(engine.read_text()), "fitted engine file")
+for shipped in sorted((source / "profiles/engines").glob("*.json")):
+    check("serving", json.loads(shipped.read_text()), "engine " + shipped.name)
+
 # The schemas reject what scripts must not get.
 broken = copy.deepcopy(analyses[0])
 del broken["params"]["total"]
@@ -149,6 +166,13 @@ broken = copy.deepcopy(rec)
 broken["candidates"][0]["variant"] = "xla"
 must_fail("recommend", broken, "recommend with an unknown variant")
 must_fail("record", {"op": "gemm", "m": 0, "n": 1, "k": 1}, "gemm record with m = 0")
+broken = copy.deepcopy(served)
+broken["records"][0]["predicted"] = "25"
+must_fail("serving", broken, "serving validate with a string prediction")
+broken = copy.deepcopy(served)
+del broken["summary"]["by_gpu"]
+must_fail("serving", broken, "serving validate without its per-GPU summary")
+must_fail("serving", {"name": "x", "kernel_gap_s": -1, "step_overhead_s": 0, "request_overhead_s": 0}, "engine with a negative gap")
 
 print(f"{checked - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
