@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -16,11 +15,13 @@
 #include "mhacfg/configurator/calibrate/calibration_grid.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/cli/machine_check.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
+#include "mhacfg/costmodel/machine_probe.hpp"
 
 namespace mhacfg {
 
@@ -33,13 +34,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   while (std::getline(ss, item, ','))
     if (!item.empty()) out.push_back(item);
   return out;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 // One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
@@ -117,6 +111,7 @@ void forget_calibration(Profile& p) {
   p.ops.clear();
   p.validation.clear();
   p.measured = nlohmann::json::object();
+  p.machine_probe.reset();
   p.source = "datasheet";
 }
 
@@ -157,7 +152,7 @@ Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<s
   forget_calibration(p);
   p.name = a.opt_str("name").value_or(p.name + "-measured");
   p.provenance = {{"source", "measured"}, {"from", from}, {"attention_backends", backends},
-                  {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
+                  {"base", base}, {"fitted_at", utc_timestamp()}, {"tool_version", tool_version()},
                   {"records", records.size()}, {"device", records.front().device}};
   if (!notes.empty()) p.provenance["backend_notes"] = notes;
   fit_profile(p, records);
@@ -173,6 +168,7 @@ struct DeviceRun {
   std::vector<std::string> holdout_files;
   std::vector<std::size_t> holdout_ends;
   kernels::Ceilings ceil;
+  MachineProbe probe_before, probe_after;  // the machine probe on each side of the rounds
 };
 
 DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool quick, const kernels::BenchOptions& o) {
@@ -189,6 +185,8 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
   // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
   // are measured in the same interleaved rounds as the grid, so both see the same machine.
+  // The probe on each side of the rounds, pooled: the machine as the fitted records saw it.
+  run.probe_before = probe_machine(dev, o);
   const kernels::Ceilings before = measure_ceilings(dev, o);
   const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
   const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
@@ -210,6 +208,7 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   role.insert(role.end(), {2, 2});
   const auto timed = measure_records(dev, all, "grid", o);
   const kernels::Ceilings after = measure_ceilings(dev, o);
+  run.probe_after = probe_machine(dev, o);
   kernels::Ceilings& ceil = run.ceil;
   ceil = before;
   ceil.gemm_flop_per_s = std::max(before.gemm_flop_per_s, after.gemm_flop_per_s);
@@ -217,6 +216,13 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   for (std::size_t i = 0; i < timed.size(); ++i)
     (role[i] == 0 ? run.measured : role[i] == 1 ? run.held : run.checks).push_back(timed[i]);
   return run;
+}
+
+std::string probe_note(const MachineProbe& probe, const MachineDrift& after_before) {
+  return "Machine probe (stored for --check-machine): GEMM " + fmt_si(probe.gemm_flop_per_s(), "FLOP/s") + ", stream read " +
+         fmt_si(probe.stream_bytes_per_s(), "B/s") + ", median of " + std::to_string(probe.rounds()) +
+         " rounds before and after the grid (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) + "x, stream " +
+         fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
 
 // --device: the measured profile (a GPU with a shipped datasheet profile keeps its spec and name).
@@ -257,7 +263,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   }
   p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
   p.device = name;
-  p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
+  p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_timestamp()},
                   {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
                   {"records", measured.size()}, {"repetitions", o.repetitions}};
   if (!dev.cuda) p.provenance["threads"] = o.threads;
@@ -271,6 +277,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   if (const nlohmann::json facts = kernel_facts(dev); !facts.is_null())
     p.cpu_kernel_facts = cpu_kernel_facts_from_json(facts, "the " + dev.label + " backend's kernel facts");
   fit_profile(p, measured);
+  p.machine_probe = pooled({run.probe_before, run.probe_after});
   p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                      {"read_bytes_per_s", ceil.read_bytes_per_s},
                      {"prefill_attention_flop_per_s", prefill_flops},
@@ -296,13 +303,14 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
                   fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
                   " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention(), checks[1].dtype))) +
                   " of KV).");
+  notes.push_back(probe_note(*p.machine_probe, machine_drift(run.probe_before, run.probe_after)));
   notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   return p;
 }
 
 }  // namespace
 
-int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d("mhacfg bench: measure records with the project's kernels");
   d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
@@ -310,16 +318,36 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
-      ("help,h", "this help");
+      ("profile", po::value<std::string>(), "with --check-machine: the profile whose machine probe to compare with");
+  add_check_machine_option(d, false);
+  d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("bench", d, args);
+  const MachineCheckMode check = read_check_machine(a, false);
+  if (a.has("profile") != (check != MachineCheckMode::off))
+    throw InputError(a.has("profile") ? "--profile" : "--check-machine", a.has("profile") ? a.str("profile") : "report",
+                     a.has("profile") ? "bench uses --profile only with --check-machine" : "bench --check-machine needs --profile");
+  std::optional<Profile> reference;
+  if (a.has("profile")) require_machine_probe(reference.emplace(load_profile(a.str("profile"), "--profile")));
   if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
   const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
+  if (reference && (reference->kind == "cpu") == dev.cuda)
+    throw InputError("--profile", reference->name, "is a " + reference->kind + " profile: its probe says nothing about --device " + dev.label);
   const std::string in = a.str("in");
   kernels::BenchOptions o = bench_options(a);
   o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
   if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
-  const auto measured = measure_records(dev, read_records(in), in, o);
+  const auto shapes = read_records(in);
+  // The probe on each side of the rounds, as calibrate takes it, with the reference's threads.
+  std::vector<MachineProbe> probes;
+  if (reference) probes.push_back(probe_like(*reference));
+  auto measured = measure_records(dev, shapes, in, o);
+  if (reference) {
+    probes.push_back(probe_like(*reference));
+    const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before and after these records");
+    for (auto& r : measured) r.json["machine_probe"] = record_probe_json(c.now);
+    err << c.line << "\n";
+  }
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
   else for (const auto& r : measured) out << json_text(r.json) << "\n";
   return kExitOk;
@@ -386,18 +414,29 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d("mhacfg predict: add predicted_ms to each record");
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "records (JSON Lines)")
-      ("out", po::value<std::string>(), "output (JSON Lines); default stdout")
-      ("help,h", "this help");
+      ("out", po::value<std::string>(), "output (JSON Lines); default stdout");
+  add_check_machine_option(d, true);
+  d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
-  const Profile p = load_profile(a.str("profile"), "--profile");
-  const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
+  const Profile loaded = load_profile(a.str("profile"), "--profile");
+  const MachineCheckMode check = read_check_machine(a, true);
+  const auto records = read_records(a.str("in"));
+  std::optional<MachineCheck> c;
+  if (check != MachineCheckMode::off) c = machine_check(loaded, probe_like(loaded), check, "measured now");
+  const Profile p = c ? checked_profile(loaded, *c) : loaded;
+  auto lines = predict_records(Predictor(p), records);
+  if (c) {
+    err << c->line << "\n";
+    for (auto& j : lines) j["machine_check"] = {{"gemm_ratio", c->drift.gemm_ratio}, {"stream_ratio", c->drift.stream_ratio},
+                                                {"corrected", c->corrected}};
+  }
   if (auto path = a.opt_str("out")) write_records(*path, lines);
   else for (const auto& j : lines) out << json_text(j) << "\n";
   return kExitOk;
@@ -409,21 +448,36 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "measured records (JSON Lines)")
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
+  add_check_machine_option(d, true);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
+  const MachineCheckMode check = read_check_machine(a, true);
   const Format format = read_format(a, formats);
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
-  const Profile p = load_profile(a.str("profile"), "--profile");
+  const Profile loaded = load_profile(a.str("profile"), "--profile");
   std::vector<std::string> notes;
   const auto all = read_records(a.str("in"));
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
   check_backends(all, backends);
   const auto records = select_records(all, backends, &notes);
+  // The machine as the records saw it when bench probed it with them; else as it is now.
+  std::optional<MachineCheck> c;
+  if (check != MachineCheckMode::off) {
+    require_machine_probe(loaded);
+    const std::optional<MachineProbe> with_records = probe_of_records(records);
+    c = with_records ? machine_check(loaded, *with_records, check, "measured with the records by bench --check-machine")
+                     : machine_check(loaded, probe_like(loaded), check, "measured now");
+  }
+  const Profile p = c ? checked_profile(loaded, *c) : loaded;
   Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
   for (const auto& n : notes) report.notes.push_back(n);
+  if (c) {
+    report.notes.push_back(c->line);
+    report.json["machine_check"] = c->json;
+  }
   render(report, format, out);
   return kExitOk;
 }

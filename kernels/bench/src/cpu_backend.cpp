@@ -50,6 +50,7 @@ class CpuBackend final : public Backend {
     return measure_cpu_rounds(rs, o, progress);
   }
   Ceilings ceilings(const BenchOptions& o) override { return measure_cpu_ceilings(o); }
+  MachineProbe probe(const BenchOptions& o) override { return measure_cpu_probe(o); }
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
+#include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/time_model.hpp"
 
 namespace mhacfg {
@@ -66,6 +67,9 @@ struct Profile {
   // The tiles of the CPU kernels the fits were measured with, as the kernels publish them; absent
   // (every GPU profile, and CPU profiles written before the kernels published them): the defaults.
   std::optional<CpuKernelFacts> cpu_kernel_facts;
+  // The reference probe measured with the fits (calibrate --device); absent in datasheet profiles and
+  // fits of imported timings. --check-machine compares the machine against it.
+  std::optional<MachineProbe> machine_probe;
 
   CpuKernelFacts cpu_facts() const { return cpu_kernel_facts.value_or(CpuKernelFacts{}); }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/records.hpp"
 
 namespace mhacfg::kernels {
@@ -69,6 +70,9 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
 Measurement measure_cpu(const MeasurementRecord& r, const BenchOptions& o);
 // GEMM FLOP/s and read bandwidth from the fastest of o.repetitions rounds (as measure_cpu_rounds).
 Ceilings measure_cpu_ceilings(const BenchOptions& o);
+// The machine probe on o.threads: 40 rounds, each the fastest of 4 calls of a 512^3 fp32 GEMM and
+// the fastest of 4 reads of 64 MiB slices of a 1 GiB buffer (the ceiling's; about a second in all).
+MachineProbe measure_cpu_probe(const BenchOptions& o);
 std::string cpu_device_name();
 
 }  // namespace mhacfg::kernels
