@@ -68,8 +68,14 @@ std::string where(const std::string& file, std::size_t i) { return file + " reco
 // Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
 // time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
 // event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
+// A machine probe of one round (~20 ms) every kProbeEvery timings (each >= min_time_s), spread through a
+// run's rounds: on a shared machine whose speed moves within seconds, a probe before and after alone can
+// miss the phase the records saw.
+constexpr std::size_t kProbeEvery = 50;
+
 std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
-                                               const std::string& name, const kernels::BenchOptions& o) {
+                                               const std::string& name, const kernels::BenchOptions& o,
+                                               std::vector<MachineProbe>* probes = nullptr) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::string why = unsupported_reason(d, in[i]);
     if (!why.empty())
@@ -78,6 +84,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
   }
   const Progress progress;
   const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
+    if (probes && done % kProbeEvery == 0) probes->push_back(probe_machine(d, o, 1));
     progress.step(done + 1, total, in[i].op_class());
   };
   const std::vector<kernels::Measurement> ms = measure_rounds(d, in, o, step);
@@ -169,6 +176,7 @@ struct DeviceRun {
   std::vector<std::size_t> holdout_ends;
   kernels::Ceilings ceil;
   MachineProbe probe_before, probe_after;  // the machine probe on each side of the rounds
+  std::vector<MachineProbe> probe_during;  // single rounds between the records
 };
 
 DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool quick, const kernels::BenchOptions& o) {
@@ -185,7 +193,7 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
   // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
   // are measured in the same interleaved rounds as the grid, so both see the same machine.
-  // The probe on each side of the rounds, pooled: the machine as the fitted records saw it.
+  // The probe on each side of the rounds and between them, pooled: the machine as the fitted records saw it.
   run.probe_before = probe_machine(dev, o);
   const kernels::Ceilings before = measure_ceilings(dev, o);
   const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
@@ -206,7 +214,7 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   all.push_back(speed_check_prefill(gd));
   all.push_back(speed_check_decode(gd));
   role.insert(role.end(), {2, 2});
-  const auto timed = measure_records(dev, all, "grid", o);
+  const auto timed = measure_records(dev, all, "grid", o, &run.probe_during);
   const kernels::Ceilings after = measure_ceilings(dev, o);
   run.probe_after = probe_machine(dev, o);
   kernels::Ceilings& ceil = run.ceil;
@@ -221,7 +229,7 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
 std::string probe_note(const MachineProbe& probe, const MachineDrift& after_before) {
   return "Machine probe (stored for --check-machine): GEMM " + fmt_si(probe.gemm_flop_per_s(), "FLOP/s") + ", stream read " +
          fmt_si(probe.stream_bytes_per_s(), "B/s") + ", median of " + std::to_string(probe.rounds()) +
-         " rounds before and after the grid (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) + "x, stream " +
+         " rounds before, between and after the grid's (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) + "x, stream " +
          fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
 
@@ -277,7 +285,10 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   if (const nlohmann::json facts = kernel_facts(dev); !facts.is_null())
     p.cpu_kernel_facts = cpu_kernel_facts_from_json(facts, "the " + dev.label + " backend's kernel facts");
   fit_profile(p, measured);
-  p.machine_probe = pooled({run.probe_before, run.probe_after});
+  std::vector<MachineProbe> probes = {run.probe_before};
+  probes.insert(probes.end(), run.probe_during.begin(), run.probe_during.end());
+  probes.push_back(run.probe_after);
+  p.machine_probe = pooled(probes);
   p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                      {"read_bytes_per_s", ceil.read_bytes_per_s},
                      {"prefill_attention_flop_per_s", prefill_flops},
@@ -341,10 +352,10 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   // The probe on each side of the rounds, as calibrate takes it, with the reference's threads.
   std::vector<MachineProbe> probes;
   if (reference) probes.push_back(probe_like(*reference));
-  auto measured = measure_records(dev, shapes, in, o);
+  auto measured = measure_records(dev, shapes, in, o, reference ? &probes : nullptr);
   if (reference) {
     probes.push_back(probe_like(*reference));
-    const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before and after these records");
+    const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before, between and after these records");
     for (auto& r : measured) r.json["machine_probe"] = record_probe_json(c.now);
     err << c.line << "\n";
   }

@@ -12,7 +12,7 @@ void add_check_machine_option(po::options_description& d, bool correct_allowed) 
                   correct_allowed
                       ? "re-run the profile's machine probe (~1 s) and report how far this machine is from it; "
                         "=correct also scales the predictions by that drift"
-                      : "probe the machine (~1 s) before and after measuring and report how far it is from --profile's probe; "
+                      : "probe the machine (~1 s) before and after measuring, and a round every 50 timings, and report how far it is from --profile's probe; "
                         "each record carries the probe (validate --check-machine=correct uses it)");
 }
 

@@ -41,7 +41,6 @@ inline std::function<void()> prepare_read_ceiling(int threads) {  // reads kCeil
 inline constexpr GemmShape kProbeGemm{512, 512, 512};
 inline constexpr std::int64_t kProbeReadBytes = kCeilingReadBytes;
 inline constexpr std::int64_t kProbeReadSliceBytes = kCeilingReadSliceBytes;
-inline constexpr int kProbeRounds = 40;
 inline constexpr int kProbeGemmCalls = 4;  // per round
 inline constexpr int kProbeReadCalls = 4;  // per round: a quarter of the buffer
 

@@ -38,9 +38,11 @@ class Backend {
   virtual std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                                   const BenchProgress& progress) = 0;
   virtual Ceilings ceilings(const BenchOptions& o) = 0;
-  // The machine probe (costmodel/machine_probe.hpp): a fixed GEMM and a stream read in rounds, about a
-  // second, the same calls every time, so a later probe says how far the machine moved since a profile.
-  virtual MachineProbe probe(const BenchOptions& o) = 0;
+  // The machine probe (costmodel/machine_probe.hpp): a fixed GEMM and a stream read, `rounds` rounds
+  // (0: the backend's reference, about a second), the same calls every time, so a later probe says how
+  // far the machine moved since a profile. Its buffers are kept between calls: single rounds between a
+  // run's records cost only their calls.
+  virtual MachineProbe probe(const BenchOptions& o, int rounds) = 0;
   // The facts its kernels publish about how they cut their work (the CPU kernels' tiles), as the
   // profile carries them (`cpu_kernel_facts`); null where the time model needs none (CUDA).
   virtual nlohmann::json kernel_facts() const = 0;
