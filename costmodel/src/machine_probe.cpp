@@ -12,17 +12,21 @@ namespace mhacfg {
 
 namespace {
 
-double median(std::vector<double> v) {
+// The rates' upper decile, linear between order statistics (see MachineProbe).
+constexpr double kProbeQuantile = 0.9;
+double upper_decile(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  const double pos = kProbeQuantile * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 // Below 1e6 per second no probe measured a machine (the profile's rates keep the same floor).
 constexpr double kMinProbeRate = 1e6;
-// A stored median may differ from the median of its stored rounds by JSON's rounding only.
-constexpr double kMedianTolerance = 1e-9;
+// A stored value may differ from the statistic of its stored rounds by JSON's rounding only.
+constexpr double kStatisticTolerance = 1e-9;
 
 std::vector<double> rounds_from_json(const JsonFields& f, const char* value_key, const char* rounds_key) {
   const double value = f.require_number(value_key);
@@ -38,16 +42,16 @@ std::vector<double> rounds_from_json(const JsonFields& f, const char* value_key,
                        "must be a finite rate of at least 1e6 per second");
     out.push_back(a[i].get<double>());
   }
-  if (std::fabs(median(out) / value - 1) > kMedianTolerance)
+  if (std::fabs(upper_decile(out) / value - 1) > kStatisticTolerance)
     throw InputError(f.name(value_key), json_value_text(f.at(value_key)),
-                     "is not the median of " + f.name(rounds_key) + " (edit both or neither)");
+                     "is not the upper decile of " + f.name(rounds_key) + " (edit both or neither)");
   return out;
 }
 
 }  // namespace
 
-double MachineProbe::gemm_flop_per_s() const { return median(gemm_rounds_flop_per_s); }
-double MachineProbe::stream_bytes_per_s() const { return median(stream_rounds_bytes_per_s); }
+double MachineProbe::gemm_flop_per_s() const { return upper_decile(gemm_rounds_flop_per_s); }
+double MachineProbe::stream_bytes_per_s() const { return upper_decile(stream_rounds_bytes_per_s); }
 
 MachineProbe pooled(const std::vector<MachineProbe>& probes) {
   MachineProbe out;
@@ -113,7 +117,7 @@ std::string utc_timestamp() {
 nlohmann::json machine_probe_to_json(const MachineProbe& p) {
   return {{"gemm_flop_per_s", p.gemm_flop_per_s()},
           {"stream_bytes_per_s", p.stream_bytes_per_s()},
-          {"statistic", "median over rounds of each round's fastest call"},
+          {"statistic", "upper decile over rounds of each round's fastest call"},
           {"rounds", p.rounds()},
           {"measured_at", p.measured_at},
           {"what", p.what},

@@ -264,5 +264,5 @@ TEST_CASE("bench --check-machine writes its probe into each record and validate 
   REQUIRE(v.code == 0);
   const auto vj = nlohmann::json::parse(v.out);
   CHECK(vj["machine_check"]["probe_source"] == "measured with the records by bench --check-machine");
-  CHECK(vj["machine_check"]["gemm_ratio"].get<double>() == rec["machine_probe"]["gemm_flop_per_s"].get<double>() / 1e11);
+  CHECK(vj["machine_check"]["gemm_ratio"].get<double>() == Approx(rec["machine_probe"]["gemm_flop_per_s"].get<double>() / 1e11));
 }

@@ -228,7 +228,7 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
 
 std::string probe_note(const MachineProbe& probe, const MachineDrift& after_before) {
   return "Machine probe (stored for --check-machine): GEMM " + fmt_si(probe.gemm_flop_per_s(), "FLOP/s") + ", stream read " +
-         fmt_si(probe.stream_bytes_per_s(), "B/s") + ", median of " + std::to_string(probe.rounds()) +
+         fmt_si(probe.stream_bytes_per_s(), "B/s") + ", upper decile of " + std::to_string(probe.rounds()) +
          " rounds before, between and after the grid's (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) + "x, stream " +
          fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
@@ -356,7 +356,7 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   if (reference) {
     probes.push_back(probe_like(*reference));
     const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before, between and after these records");
-    for (auto& r : measured) r.json["machine_probe"] = record_probe_json(c.now);
+    for (auto& r : measured) r.json["machine_probe"] = machine_probe_to_json(c.now);
     err << c.line << "\n";
   }
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));

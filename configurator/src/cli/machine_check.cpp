@@ -54,7 +54,8 @@ MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineChe
             {"profile_probe", {{"gemm_flop_per_s", then.gemm_flop_per_s()},
                                {"stream_bytes_per_s", then.stream_bytes_per_s()},
                                {"measured_at", then.measured_at}}},
-            {"probe", record_probe_json(now)},
+            {"probe", {{"gemm_flop_per_s", now.gemm_flop_per_s()}, {"stream_bytes_per_s", now.stream_bytes_per_s()},
+                       {"rounds", now.rounds()}, {"measured_at", now.measured_at}}},
             {"probe_source", probe_source},
             {"gemm_ratio", c.drift.gemm_ratio},
             {"stream_ratio", c.drift.stream_ratio},
@@ -64,10 +65,6 @@ MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineChe
 
 Profile checked_profile(const Profile& p, const MachineCheck& c) { return c.corrected ? corrected_for(p, c.now) : p; }
 
-nlohmann::json record_probe_json(const MachineProbe& p) {
-  return {{"gemm_flop_per_s", p.gemm_flop_per_s()}, {"stream_bytes_per_s", p.stream_bytes_per_s()},
-          {"rounds", p.rounds()}, {"measured_at", p.measured_at}};
-}
 
 std::optional<MachineProbe> probe_of_records(const std::vector<MeasurementRecord>& rs) {
   std::optional<MachineProbe> out;

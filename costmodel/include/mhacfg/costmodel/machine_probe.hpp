@@ -16,21 +16,24 @@ namespace mhacfg {
 struct Profile;  // profile.hpp, which holds a MachineProbe
 
 // One probe: per round the fastest GEMM call and the fastest stream-read call (the statistic of the
-// CPU records: other tenants only ever add time), summarised by the median over rounds, so one lucky
-// or unlucky round moves nothing.
+// CPU records: other tenants only ever add time), summarised by the upper decile over rounds. A CPU
+// record is the fastest call of all its rounds, over a whole run: it describes the run's fast phases,
+// and so does the decile, without resting on one lucky round as the maximum would. (The median first
+// used here read a run whose machine slowed 18 % during the calibration as 16 % slower than a bench
+// minutes later, whose records ran 6 % faster.)
 struct MachineProbe {
   std::vector<double> gemm_rounds_flop_per_s;     // one per round
   std::vector<double> stream_rounds_bytes_per_s;  // one per round
   std::string measured_at;                        // UTC, ISO 8601
   std::string what;                               // the calls, e.g. "fp32 GEMM 512^3; read of 256 MiB in 32 MiB slices"
 
-  double gemm_flop_per_s() const;     // median over rounds
-  double stream_bytes_per_s() const;  // median over rounds
+  double gemm_flop_per_s() const;     // upper decile over rounds
+  double stream_bytes_per_s() const;  // upper decile over rounds
   std::size_t rounds() const { return gemm_rounds_flop_per_s.size(); }
 };
 
 // Probes taken at several moments of one run (before and after a calibration's rounds) as one: their
-// rounds pooled, so the median describes the machine over the whole run. `measured_at` is the first's.
+// rounds pooled, so the statistic describes the machine over the whole run. `measured_at` is the first's.
 MachineProbe pooled(const std::vector<MachineProbe>& probes);
 
 // How fast the machine is now against the profile's probe: now / then (0.9: 10 % slower now).

@@ -44,7 +44,5 @@ Profile checked_profile(const Profile& p, const MachineCheck& c);
 // A probe carried by records that bench --check-machine measured (each record's `machine_probe`,
 // the same for all), or none when any record lacks it.
 std::optional<MachineProbe> probe_of_records(const std::vector<MeasurementRecord>& rs);
-// The compact form bench writes into each record.
-nlohmann::json record_probe_json(const MachineProbe& p);
 
 }  // namespace mhacfg
