@@ -68,7 +68,7 @@ std::string where(const std::string& file, std::size_t i) { return file + " reco
 // Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
 // time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
 // event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
-// A machine probe of one round (~20 ms) every kProbeEvery timings (each >= min_time_s), spread through a
+// A machine probe of one round (~17 ms) every kProbeEvery timings (each >= min_time_s), spread through a
 // run's rounds: on a shared machine whose speed moves within seconds, a probe before and after alone can
 // miss the phase the records saw.
 constexpr std::size_t kProbeEvery = 50;
@@ -177,6 +177,12 @@ struct DeviceRun {
   kernels::Ceilings ceil;
   MachineProbe probe_before, probe_after;  // the machine probe on each side of the rounds
   std::vector<MachineProbe> probe_during;  // single rounds between the records
+  std::vector<MachineProbe> probes() const {
+    std::vector<MachineProbe> all = {probe_before};
+    all.insert(all.end(), probe_during.begin(), probe_during.end());
+    all.push_back(probe_after);
+    return all;
+  }
 };
 
 DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool quick, const kernels::BenchOptions& o) {
@@ -224,13 +230,6 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   for (std::size_t i = 0; i < timed.size(); ++i)
     (role[i] == 0 ? run.measured : role[i] == 1 ? run.held : run.checks).push_back(timed[i]);
   return run;
-}
-
-std::string probe_note(const MachineProbe& probe, const MachineDrift& after_before) {
-  return "Machine probe (stored for --check-machine): GEMM " + fmt_si(probe.gemm_flop_per_s(), "FLOP/s") + ", stream read " +
-         fmt_si(probe.stream_bytes_per_s(), "B/s") + ", upper decile of " + std::to_string(probe.rounds()) +
-         " rounds before, between and after the grid's (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) + "x, stream " +
-         fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
 
 // --device: the measured profile (a GPU with a shipped datasheet profile keeps its spec and name).
@@ -285,10 +284,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   if (const nlohmann::json facts = kernel_facts(dev); !facts.is_null())
     p.cpu_kernel_facts = cpu_kernel_facts_from_json(facts, "the " + dev.label + " backend's kernel facts");
   fit_profile(p, measured);
-  std::vector<MachineProbe> probes = {run.probe_before};
-  probes.insert(probes.end(), run.probe_during.begin(), run.probe_during.end());
-  probes.push_back(run.probe_after);
-  p.machine_probe = pooled(probes);
+  p.machine_probe = pooled(run.probes());
   p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                      {"read_bytes_per_s", ceil.read_bytes_per_s},
                      {"prefill_attention_flop_per_s", prefill_flops},
@@ -314,7 +310,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
                   fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
                   " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention(), checks[1].dtype))) +
                   " of KV).");
-  notes.push_back(probe_note(*p.machine_probe, machine_drift(run.probe_before, run.probe_after)));
+  notes.push_back(calibration_probe_note(*p.machine_probe, machine_drift(run.probe_before, run.probe_after)));
   notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   return p;
 }

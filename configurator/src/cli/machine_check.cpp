@@ -63,6 +63,13 @@ MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineChe
   return c;
 }
 
+std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift& after_before) {
+  return "Machine probe (stored for --check-machine): GEMM " + fmt_si(probe.gemm_flop_per_s(), "FLOP/s") + ", stream read " +
+         fmt_si(probe.stream_bytes_per_s(), "B/s") + ", upper decile of " + std::to_string(probe.rounds()) +
+         " rounds before, between and after the grid's (after / before: GEMM " + fmt_fixed(after_before.gemm_ratio, 3) +
+         "x, stream " + fmt_fixed(after_before.stream_ratio, 3) + "x).";
+}
+
 Profile checked_profile(const Profile& p, const MachineCheck& c) { return c.corrected ? corrected_for(p, c.now) : p; }
 
 

@@ -38,6 +38,9 @@ void require_machine_probe(const Profile& p);
 // calibrated with; GPU profiles: CUDA device 0) and compares.
 MachineProbe probe_like(const Profile& p);
 MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineCheckMode mode, const std::string& probe_source);
+// The note calibrate --device prints about the probe it stored (`after_before`: the last probe against
+// the first).
+std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift& after_before);
 // The profile the command predicts with: corrected for the check's drift when it corrects.
 Profile checked_profile(const Profile& p, const MachineCheck& c);
 

@@ -72,7 +72,7 @@ Measurement measure_cpu(const MeasurementRecord& r, const BenchOptions& o);
 Ceilings measure_cpu_ceilings(const BenchOptions& o);
 // The CPU machine probe on `threads`: its calls prepared once (a 512^3 fp32 GEMM; the ceiling's 1 GiB
 // read buffer), then `run(rounds)`, each round the fastest of 4 GEMM calls and of 4 reads of 64 MiB
-// slices (~20 ms a round), as often as asked: 40 rounds make the ~1 s reference, single rounds can
+// slices (~17 ms a round), as often as asked: 40 rounds make the ~1 s reference, single rounds can
 // be spread between a run's records.
 class CpuProbe {
  public:
