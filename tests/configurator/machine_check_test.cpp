@@ -8,7 +8,7 @@ namespace {
 const std::string kShapes = fixture("cpu-holdout-shapes.jsonl");
 }
 
-TEST_CASE("--check-machine needs a profile with a stored machine probe", "[cli][errors][machine_probe]") {
+TEST_CASE("a machine check needs a profile with a stored machine probe", "[cli][errors][machine_probe]") {
   expect_input_error({"predict", "--profile", "h100-sxm", "--in", kShapes, "--check-machine"},
                      "--profile = h100-sxm: stores no machine_probe (a datasheet profile measured nothing on this machine); "
                      "--check-machine needs a profile calibrated with calibrate --device");
@@ -23,7 +23,7 @@ TEST_CASE("--check-machine needs a profile with a stored machine probe", "[cli][
                      "--check-machine needs a profile calibrated with calibrate --device");
 }
 
-TEST_CASE("--check-machine takes report or correct, bench report only and with --profile", "[cli][errors][machine_probe]") {
+TEST_CASE("the machine check takes report or correct, bench report only and with a profile", "[cli][errors][machine_probe]") {
   expect_input_error({"predict", "--profile", "cpu-epyc-2vcpu", "--in", kShapes, "--check-machine=fix"},
                      "--check-machine = fix: expected report or correct");
   expect_input_error({"bench", "--in", kShapes, "--profile", "cpu-epyc-2vcpu", "--check-machine=correct"},
