@@ -275,6 +275,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.ffn = kinds.sum(kParams, [&](const LayerSpec& l) { return layer_ffn_params(m, l); });
   const std::int64_t moe_layers = moe_layer_count(m);
   p.router = mul(moe_layers, router_params(m), kParams);
+  p.routed_experts = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
   p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
@@ -308,18 +309,18 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   // A sparse model's indexer keys sit beside the K/V (or latent) of every token, in their own format.
   const std::int64_t idx = m.attention.sparse() ? indexer_key_bytes(m.attention.indexer.head_dim) : 0;
   kv.indexer_bytes_per_token_per_layer = idx;
-  kv.bytes_per_token_per_layer = add(dtype_bytes(w.kv_dtype, elems, kKv), idx, kKv);
+  kv.bytes_per_token_per_layer = add(stored_bytes(w.kv_dtype, elems, kKv), idx, kKv);
   // Layers with an indexer of their own hold its keys (sparse attention has no windows: every token).
   const auto own_indexer = [&](const LayerSpec& l) -> std::int64_t { return m.attention.sparse() && l.softmax() && !l.shared_topk; };
-  kv.bytes_per_token = add(dtype_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
+  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
                            mul(idx, m.num_indexer_layers(), kKv), kKv);
   const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
   const std::int64_t full_indexer_layers = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_indexer(l) : 0; });
   kv.bytes_per_token_beyond_window =
-      add(dtype_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
+      add(stored_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.indexer_layer_tokens = kinds.sum(kKv, [&](const LayerSpec& l) { return own_indexer(l) ? cached_tokens(l, w.context) : 0; });
-  kv.bytes_total = dtype_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+  kv.bytes_total = stored_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
   const std::int64_t indexer_total = mul(w.batch, kv.indexer_layer_tokens, idx, kKv);
   kv.state_dtype = w.state_dtype;
   kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
@@ -353,6 +354,13 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
     const std::int64_t per_gpu = dtype_bytes(w.state_dtype, linear_attention_state_elements_per_gpu(m, w.tp), kKv);
     kv.bytes_per_gpu = add(kv.bytes_per_gpu, mul(w.batch, per_gpu, linear_layer_count(m), kKv), kKv);
   }
+  // Attention data parallel: each of the tp ranks holds its own requests' cache, every head of it.
+  if (w.dp_attention && w.tp > 1) {
+    kv.kv_heads_per_gpu = is_mla(m) ? 1 : a.num_kv_heads;
+    kv.replication = 1;
+    kv.bytes_per_gpu = (kv.bytes_total + w.tp - 1) / w.tp;
+  }
+  if (w.pp > 1) kv.bytes_per_gpu = (kv.bytes_per_gpu + w.pp - 1) / w.pp;  // each stage caches its layers
   return kv;
 }
 
@@ -433,12 +441,6 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   return f;
 }
 
-double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp) {
-  const double split = double(p.total + p.vision - p.replicated - p.kv_projection) / double(tp);
-  const double kv = p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(tp, p.kv_heads)) : 0.0;
-  return (split + kv + double(p.replicated)) * dtype_bits(weight_dtype) / 8.0;
-}
-
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }
 KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w) { return count_kv_cache(m, w, LayerKinds(m)); }
 FlopCounts count_flops(const ModelSpec& m, const Workload& w) { return count_flops(m, w, LayerKinds(m)); }
@@ -460,14 +462,21 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   if (m.tie_embeddings) params_read = add(params_read, table, kBytes);  // the LM head reads the table
   params_read = add(params_read, mul(w.batch, m.d_model, m.learned_positions > 0 ? 2 : 1, kBytes), kBytes);
   double expert_params_read = 0;
+  std::int64_t routed_params = 0;
   if (moe_layers > 0) {
     const double e = static_cast<double>(m.moe.num_routed_experts);
     b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / e, static_cast<double>(w.batch)));
-    params_read -= mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
+    routed_params = mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
+    params_read -= routed_params;
     expert_params_read = b.experts_read * static_cast<double>(moe_layers) * static_cast<double>(expert_params(m));
   }
-  const double weight_bits =
-      (static_cast<double>(params_read) + expert_params_read) * static_cast<double>(dtype_bits(w.weight_dtype));
+  // Each component in its dtype with its scales: attention, FFN (the routed experts read), the rest.
+  const double attention_params = static_cast<double>(c.params.attention + c.params.linear_attention);
+  const double ffn_params = static_cast<double>(c.params.ffn - routed_params) + expert_params_read;
+  const double rest_params = static_cast<double>(params_read) + expert_params_read - attention_params - ffn_params;
+  const double weight_bits = attention_params * storage_bits_per_element(w.attention_weights()) +
+                             ffn_params * storage_bits_per_element(w.ffn_weights()) +
+                             rest_params * storage_bits_per_element(w.weight_dtype);
   b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
   // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
   // reads only the current chunk's keys.
@@ -475,7 +484,7 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
     if (!l.softmax()) return 0;
     return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
   });
-  b.kv_read = dtype_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
+  b.kv_read = stored_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
   // A sparse model's indexer reads every cached key to choose the top k that the attention reads.
   b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.indexer_layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);

@@ -238,8 +238,8 @@ Fitted fit_samples(const std::vector<Sample>& xs, const FitSpec& requested, cons
     base.bw_bytes_per_s = std::max(base.bw_bytes_per_s, bw * 4);  // memory term negligible unless fitted
   const double units = ceilings.compute_units > 0 ? double(ceilings.compute_units) : 16.0;
   Caps caps;
-  // The records' dtype's peak (its matmul rate), else the largest listed.
-  const auto peak_it = ceilings.peak_flop_per_s.find(std::string(to_string(dtype)));
+  // The records' dtype's peak (its matmul rate: fp8-block's is fp8's, int4's bf16's), else the largest listed.
+  const auto peak_it = ceilings.peak_flop_per_s.find(std::string(to_string(compute_dtype(dtype))));
   double peak_spec = peak_it != ceilings.peak_flop_per_s.end() ? peak_it->second : 0.0;
   if (peak_spec == 0)
     for (const auto& [name, v] : ceilings.peak_flop_per_s) peak_spec = std::max(peak_spec, v);

@@ -1,5 +1,7 @@
 #include "mhacfg/costmodel/op_class.hpp"
 
+#include <type_traits>
+
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
 #include "mhacfg/costmodel/op_registry.hpp"
@@ -23,13 +25,21 @@ struct OpTraits {
   std::string_view name;
   bool phased = false;
   OpVariant fitted_variant = OpVariant::none;
+  bool dtype_keyed = false;
 };
+
+// An op type's `dtype_keyed` constant where it declares one, else false.
+template <class Op, class = void>
+struct DtypeKeyed : std::false_type {};
+template <class Op>
+struct DtypeKeyed<Op, std::void_t<decltype(Op::dtype_keyed)>> : std::bool_constant<Op::dtype_keyed> {};
+
 
 OpTraits traits(OpKind kind) {
   OpTraits t;
   for_each_op([&](auto tag) {
     using Op = typename decltype(tag)::type;
-    if (Op::kind == kind) t = {Op::name, Op::phased, Op::fitted_variant};
+    if (Op::kind == kind) t = {Op::name, Op::phased, Op::fitted_variant, DtypeKeyed<Op>::value};
   });
   MHACFG_CHECK(!t.name.empty(), "OpKind without a registered op type");
   return t;
@@ -46,8 +56,13 @@ std::string OpClass::to_string() const {
   std::string text(t.name);
   if (t.phased) text += "/" + std::string(mhacfg::to_string(phase));
   if (variant != OpVariant::none) text += "/" + std::string(variant_text(variant));
+  if (t.dtype_keyed && keyed_dtype(dtype)) text += "/" + std::string(mhacfg::to_string(dtype));
   return text;
 }
+
+bool dtype_keyed(OpKind k) { return traits(k).dtype_keyed; }
+
+bool keyed_dtype(DType t) { return dtype_bits(t) < 16; }
 
 std::optional<OpClass> OpClass::parse(std::string_view text) {
   // Every class the registered ops may hold, compared by its one text (to_string).
@@ -55,10 +70,12 @@ std::optional<OpClass> OpClass::parse(std::string_view text) {
   for_each_op([&](auto tag) {
     using Op = typename decltype(tag)::type;
     for (Phase phase : {Phase::prefill, Phase::decode})
-      for (OpVariant variant : {OpVariant::none, Op::fitted_variant}) {
-        const OpClass c{Op::kind, Op::phased ? phase : Phase::prefill, variant};
-        if (!found && c.to_string() == text) found = c;
-      }
+      for (OpVariant variant : {OpVariant::none, Op::fitted_variant})
+        for (DType dtype : all_dtypes()) {
+          if (!DtypeKeyed<Op>::value && dtype != DType::bf16) continue;
+          const OpClass c{Op::kind, Op::phased ? phase : Phase::prefill, variant, keyed_dtype(dtype) ? dtype : DType::bf16};
+          if (!found && c.to_string() == text) found = c;
+        }
   });
   return found;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {
@@ -22,33 +23,32 @@ Predictor Predictor::with_working_set(double bytes) const {
   return p;
 }
 
-namespace {
-// The matmul rate a dtype's kernels run at: weight-only int4 dequantises to bf16.
-DType compute_dtype(DType t) {
-  if (t == DType::int4) return DType::bf16;
-  return t;
-}
-}  // namespace
-
 Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op, const RangePoint& point,
                               DType dtype) const {
+  const auto it = profile_.ops.find(op_class);
+  return predict(op_class, it != profile_.ops.end() ? &it->second : nullptr, op, point, dtype);
+}
+
+Prediction Predictor::predict(const std::string& op_class, const OpFit* fitted, const OpFeatures& op,
+                              const RangePoint& point, DType dtype) const {
   OpFeatures f = op;
   f.resident_bytes = std::max(f.bytes, working_set_);
   Prediction p;
-  const auto it = profile_.ops.find(op_class);
   // An op with no output (a GEMM with a zero dimension: no FFN left within a tiny budget) is not
   // launched: no time, where a fitted model would divide by its zero parallel units.
   if (f.streams <= 0 || (f.flop <= 0 && f.bytes <= 0)) {
-    p.calibrated = it != profile_.ops.end();
+    p.basis = fitted ? profile_.basis() : roofline_op_basis(op_class);
     return p;
   }
-  if (it == profile_.ops.end()) {
+  p.launches = 1;
+  if (!fitted) {
+    p.basis = roofline_op_basis(op_class);
     const OpModel roof = roofline_model(profile_.peak_flop_per_s(compute_dtype(dtype)), profile_.spec.mem_bw_bytes_per_s);
     p.time_ms = predict_seconds(roof, f) * 1e3;
     return p;
   }
-  const OpFit& fit = it->second;
-  p.calibrated = true;
+  const OpFit& fit = *fitted;
+  p.basis = profile_.basis();
   p.time_ms = predict_seconds(fit.model, f) * 1e3;
   // Values that load can still combine into nonsense (a 1e300 half-point): never print it as a time.
   if (!std::isfinite(p.time_ms) || p.time_ms < 0)
@@ -72,7 +72,17 @@ Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtyp
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
   const GemmOp a{g};
-  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
+  const OpFeatures f = a.features(dtype, profile_.cpu_facts());
+  const std::string own = a.op_class(dtype).to_string(), plain = a.op_class().to_string();
+  const auto fit = profile_.ops.find(plain);
+  if (own == plain || profile_.ops.count(own) || fit == profile_.ops.end()) return op(a.op_class(dtype), f, dtype);
+  // A narrow dtype's GEMM where the profile fitted only 16-bit (or fp32) GEMMs: that fit's efficiencies
+  // with its peak scaled by the datasheet ratio of the dtypes' peaks, the bytes the dtype's.
+  OpFit scaled = fit->second;
+  scaled.model.peak_flop_per_s *= profile_.peak_flop_per_s(compute_dtype(dtype)) / profile_.peak_flop_per_s(DType::bf16);
+  Prediction p = predict(own, &scaled, f, range_point(f), dtype);
+  p.basis.dtype_transferred_ops.insert(own);
+  return p;
 }
 
 Prediction Predictor::linear_attention(const LinearAttentionShape& s, Phase phase, DType dtype) const {
@@ -88,12 +98,14 @@ Prediction Predictor::indexer(const IndexerShape& s, Phase phase) const {
 namespace {
 void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
   total.time_ms += part.time_ms * times;
-  total.calibrated = total.calibrated && part.calibrated;
+  total.launches += part.launches * times;
+  total.basis = combine(total.basis, part.basis);
   total.extrapolated = total.extrapolated || part.extrapolated;
 }
 }  // namespace
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
+  if (const auto* g = std::get_if<GemmOp>(&r.shape)) return gemm(g->shape, r.dtype);  // its dtype's class or the transfer
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
   if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
   const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();
@@ -102,7 +114,6 @@ Prediction Predictor::record(const MeasurementRecord& r) const {
       op_features(qkv, r.dtype).bytes + op_features(block->shape, r.dtype).bytes + op_features(o, r.dtype).bytes;
   const Predictor in_block = with_working_set(std::max(working_set_, bytes));
   Prediction total;
-  total.calibrated = true;
   accumulate(total, in_block.gemm(qkv, r.dtype));
   accumulate(total, in_block.attention(block->shape, block->phase, r.dtype));
   accumulate(total, in_block.gemm(o, r.dtype));
@@ -113,9 +124,6 @@ namespace {
 
 struct Accum {
   Prediction core, projections, ffn, lm_head;
-  bool softmax_core_calibrated = true;  // the core's ops but linear attention's and the indexer's came from fitted classes
-  bool linear_core_roofline = false;    // some linear-attention core was the roofline
-  bool indexer_roofline = false;        // some indexer was the roofline
   double linear_core_ms = 0;            // the part of `core` that is linear attention's
   double indexer_ms = 0;                // the part of `core` that is the indexers'
 };
@@ -129,13 +137,16 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
                 std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu,
                 Accum& acc, double times) {
   const AttentionSpec& a = m.attention;
-  const std::int64_t tp = w.tp;
+  const std::int64_t ffn_tokens = batch * q_len;  // the FFN/experts see every token of the step
+  // Attention data parallel: each rank runs every head for its share of the requests.
+  const std::int64_t tp = w.dp_attention ? 1 : w.tp;
+  if (w.dp_attention) batch = (batch + w.tp - 1) / w.tp;
   const std::int64_t tokens = batch * q_len;
   const std::int64_t d = m.d_model;
   const std::int64_t heads = a.num_q_heads / tp;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.attention_weights();
   if (layer.mixer == Mixer::none) {  // an FFN-only block (Nemotron-H)
-    ffn_time(m, layer, w, p, tokens, acc, times);
+    ffn_time(m, layer, w, p, ffn_tokens, acc, times);
     return;
   }
   if (layer.has_linear()) {
@@ -150,10 +161,9 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
                                                decode ? Phase::decode : Phase::prefill, w.state_dtype);
     accumulate(acc.core, core, times);
     acc.linear_core_ms += core.time_ms * times;
-    acc.linear_core_roofline = acc.linear_core_roofline || !core.calibrated;
     accumulate(acc.projections, p.gemm({tokens, d, vh * la.head_v_dim}, wd), times);
     if (layer.mixer != Mixer::parallel) {
-      ffn_time(m, layer, w, p, tokens, acc, times);
+      ffn_time(m, layer, w, p, ffn_tokens, acc, times);
       return;
     }  // Falcon-H1: the attention beside it, then the FFN
   }
@@ -188,13 +198,11 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     const Prediction scores = p.indexer(layer_indexer_shape(m, batch, q_len, kv_len), decode ? Phase::decode : Phase::prefill);
     accumulate(acc.core, scores, times);
     acc.indexer_ms += scores.time_ms * times;
-    acc.indexer_roofline = acc.indexer_roofline || !scores.calibrated;
   }
   const Prediction core = p.attention(s, decode ? Phase::decode : Phase::prefill, w.kv_dtype);
   accumulate(acc.core, core, times);
-  acc.softmax_core_calibrated = acc.softmax_core_calibrated && core.calibrated;
   accumulate(acc.projections, p.gemm({tokens, d, heads * a.v_head_dim}, wd), times);
-  ffn_time(m, layer, w, p, tokens, acc, times);
+  ffn_time(m, layer, w, p, ffn_tokens, acc, times);
 }
 
 // One layer's FFN or experts on one GPU for `tokens` tokens.
@@ -203,7 +211,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   if (layer.ffn == LayerFfn::none) return;  // a mixer-only block (Nemotron-H)
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
-  const DType wd = w.weight_dtype;
+  const DType wd = w.ffn_weights();
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
     const std::int64_t f = m.ffn.ffn_dim / tp;
@@ -213,7 +221,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   }
   const MoeSpec& moe = m.moe;
   // The router, with Qwen2-MoE's shared-FFN gate as one more output.
-  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, wd), times);
+  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, w.weight_dtype), times);
   if (moe.num_shared_experts > 0) {
     const std::int64_t f = shared_ffn_width(moe) / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
@@ -224,27 +232,60 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   // by side, `rows` rows each. It has the FLOPs and weight bytes of one GEMM per expert, and one
   // launch's fixed cost instead of one per expert (on the H200 a small cuBLAS GEMM costs ~10 us
   // whatever its size: Qwen3-30B-A3B's 8 experts x 2 matrices x 48 layers would add ~7 ms per token).
+  // Under expert parallelism a GPU holds E / ep whole experts and runs the tokens routed to them.
   const double e = double(moe.num_routed_experts);
-  const double experts = e * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
-  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / experts));
-  const std::int64_t width = std::max<std::int64_t>(1, std::llround(experts * double(moe.expert_ffn_dim / tp)));
+  const double ep = double(w.ep);
+  const double experts = e / ep * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
+  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / ep / std::max(experts, 1.0)));
+  const std::int64_t slice = w.ep > 1 ? moe.expert_ffn_dim : moe.expert_ffn_dim / tp;
+  const std::int64_t width = std::max<std::int64_t>(1, std::llround(experts * double(slice)));
   accumulate(acc.ffn, p.gemm({rows, up * width, d}, wd), times);
   accumulate(acc.ffn, p.gemm({rows, d, width}, wd), times);
 }
 
-// Ring all-reduce of `bytes` over tp GPUs: 2 (tp - 1) / tp of the data crosses each link.
-double allreduce_ms(const Profile& prof, const Workload& w, double bytes) {
-  if (w.tp <= 1) return 0.0;
-  const double bw = prof.spec.interconnect_bw_bytes_per_s;
-  if (bw <= 0) return 0.0;
-  constexpr double kLatencyS = 5e-6;  // per all-reduce, NCCL-typical for small messages on NVLink
-  return (kLatencyS + 2.0 * double(w.tp - 1) / double(w.tp) * bytes / bw) * 1e3;
+// The all-reduce closing a row-parallel projection under tp: `tokens` rows of d_model activations, in
+// the activation dtype (docs/cost-model.md, "Communication"), over the profile's links.
+double allreduce_ms(const Profile& prof, const Workload& w, double tokens, std::int64_t d_model) {
+  const double bytes = tokens * double(d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
+  return all_reduce_ms(prof.spec.interconnect, w, w.tp, bytes);
+}
+
+struct Comm {
+  double ms = 0;
+  double collectives = 0;
+  void add(double t, double times) {
+    if (t <= 0) return;
+    ms += t * times;
+    collectives += times;
+  }
+};
+
+// The collectives of one step that moves `tokens` tokens through every layer. Tensor parallel: each
+// mixer and each FFN ends in an all-reduce (two per layer, one per Nemotron-H block, three per
+// Falcon-H1 layer). Attention data parallel: the attention needs none; the FFN gathers every rank's
+// tokens and scatters them back (an all-reduce's traffic), or under expert parallelism dispatches
+// each token to its top-k experts' GPUs and combines them (two all-to-alls). Pipeline stages pass
+// the activations on (pp - 1 sends).
+Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, double tokens) {
+  Comm c;
+  const Interconnect& ic = prof.spec.interconnect;
+  const double act = tokens * double(m.d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
+  const double ar = allreduce_ms(prof, w, tokens, m.d_model);
+  for (const auto& l : m.layers) {
+    if (!w.dp_attention) c.add(ar, double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel));
+    if (l.ffn == LayerFfn::none) continue;
+    if (w.dp_attention && l.moe() && w.ep > 1)  // each rank's tokens, top_k copies, out and back
+      c.add(all_to_all_ms(ic, w, w.ep, act / double(w.tp) * double(m.moe.top_k)), 2.0);
+    else
+      c.add(ar, 1.0);
+  }
+  if (w.pp > 1) c.add(all_to_all_ms(ic, w, 2, act), double(w.pp - 1));  // a send to the next stage
+  return c;
 }
 
 Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
                  std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu) {
   Accum acc;
-  for (Prediction* x : {&acc.core, &acc.projections, &acc.ffn, &acc.lm_head}) x->calibrated = true;
   std::size_t i = 0;
   while (i < m.layers.size()) {  // runs of identical layers are predicted once
     std::size_t j = i + 1;
@@ -263,21 +304,20 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   const KvCacheCounts kv = count_kv_cache(m, w);
   // A step runs every layer's ops in turn: the weights and the KV cache on this GPU compete for the
   // cache between one call of an op and the next (what a warm-cache CPU profile needs to know).
-  const double weight_bytes = double(count_params(m).total) * double(dtype_bits(w.weight_dtype)) / 8.0 / double(w.tp);
+  const double weight_bytes = served_weight_bytes_per_gpu(count_params(m), w);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
-  const double act_bytes = double(dtype_bits(w.weight_dtype)) / 8.0 * double(m.d_model);
-  // Under tp each mixer and each FFN ends in an all-reduce: two per layer, one per Nemotron-H block,
-  // three per Falcon-H1 layer (attention and Mamba2 each end in a row-parallel projection).
-  double allreduces = 0;
-  for (const auto& l : m.layers)
-    allreduces += double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel) + double(l.ffn != LayerFfn::none);
-
   const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
-  const double pre_comm = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch * w.prompt_len));
+  const Comm pre_comm = step_comm(m, w, p.profile(), double(w.batch * w.prompt_len));
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
-  t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm;
+  t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm.ms;
+  t.prefill_launches = pre.core.launches + pre.projections.launches + pre.ffn.launches + pre.lm_head.launches +
+                       pre_comm.collectives;
 
-  const Accum dec = phase_time(m, w, p, w.batch, 1, w.context, true, kv.kv_heads_per_gpu);
+  // Pipeline stages decode micro-batches of batch / pp in turn: a token passes every stage, and the
+  // stages work on the other micro-batches meanwhile (a step is a micro-batch's trip through them).
+  const std::int64_t micro = (w.batch + w.pp - 1) / w.pp;
+  const Accum dec = phase_time(m, w, p, micro, 1, w.context, true, kv.kv_heads_per_gpu);
+  const Comm dec_comm = step_comm(m, w, p.profile(), double(micro));
   t.decode_attention_core_ms = dec.core.time_ms;
   t.decode_linear_core_ms = dec.linear_core_ms;
   t.prefill_linear_core_ms = pre.linear_core_ms;
@@ -287,30 +327,20 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   t.decode_attention_ms = dec.core.time_ms + dec.projections.time_ms;
   t.decode_ffn_ms = dec.ffn.time_ms;
   t.decode_lm_head_ms = dec.lm_head.time_ms;
-  t.decode_comm_ms = allreduces * allreduce_ms(p.profile(), w, act_bytes * double(w.batch));
+  t.decode_comm_ms = dec_comm.ms;
   t.decode_step_ms = t.decode_attention_ms + t.decode_ffn_ms + t.decode_lm_head_ms + t.decode_comm_ms;
   t.tokens_per_s = double(w.batch) / (t.decode_step_ms * 1e-3);
+  t.decode_launches = dec.core.launches + dec.projections.launches + dec.ffn.launches + dec.lm_head.launches +
+                      dec_comm.collectives;
   for (const Accum* a : {&pre, &dec}) {
     for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head}) {
-      t.calibrated = t.calibrated && x->calibrated;
+      t.basis = combine(t.basis, x->basis);
       t.extrapolated = t.extrapolated || x->extrapolated;
     }
-    for (const Prediction* x : {&a->core, &a->projections, &a->ffn, &a->lm_head})
-      t.calibrated_but_roofline_cores =
-          t.calibrated_but_roofline_cores && (x == &a->core ? a->softmax_core_calibrated : x->calibrated);
-    t.linear_core_roofline = t.linear_core_roofline || a->linear_core_roofline;
-    t.indexer_roofline = t.indexer_roofline || a->indexer_roofline;
   }
   return t;
 }
 
-std::string time_basis(const ModelTimes& a, const ModelTimes& b) {
-  if (a.calibrated && b.calibrated) return "calibrated";
-  if (!a.calibrated_but_roofline_cores || !b.calibrated_but_roofline_cores) return "uncalibrated roofline";
-  const bool linear = a.linear_core_roofline || b.linear_core_roofline;
-  const bool indexer = a.indexer_roofline || b.indexer_roofline;
-  if (linear && indexer) return "calibrated, linear attention and indexer roofline";
-  return indexer ? "calibrated, indexer roofline" : "calibrated, linear attention roofline";
-}
+std::string time_basis(const ModelTimes& a, const ModelTimes& b) { return basis_text(combine(a.basis, b.basis)); }
 
 }  // namespace mhacfg

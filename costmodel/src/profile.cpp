@@ -7,16 +7,43 @@
 
 namespace mhacfg {
 
-double Profile::peak_flop_per_s(DType compute) const {
-  for (const std::string& dtype : {std::string(to_string(compute)), std::string("bf16"), std::string("fp16"), std::string("fp32")}) {
-    const auto it = spec.peak_flop_per_s.find(dtype);
-    if (it != spec.peak_flop_per_s.end()) return it->second;
-  }
+std::string Profile::peak_dtype(DType compute) const {
+  std::vector<std::string> order = {std::string(to_string(compute))};
+  // A 4-bit float's nearest wider rate is fp8's (the tensor cores of the generation before fp4).
+  if (compute == DType::nvfp4 || compute == DType::mxfp4) order.push_back("fp8");
+  for (const char* wider : {"bf16", "fp16", "fp32"}) order.push_back(wider);
+  for (const std::string& dtype : order)
+    if (spec.peak_flop_per_s.count(dtype)) return dtype;
   // None of those listed: the lowest listed peak (never 0, which would make compute free).
-  double lowest = 0;
+  std::string lowest;
   for (const auto& [dtype, peak] : spec.peak_flop_per_s)
-    if (peak > 0 && (lowest == 0 || peak < lowest)) lowest = peak;
+    if (peak > 0 && (lowest.empty() || peak < spec.peak_flop_per_s.at(lowest))) lowest = dtype;
   return lowest;
+}
+
+Basis Profile::basis() const {
+  Basis b;
+  if (ops.empty()) return b;
+  if (transfer) {
+    b.kind = BasisKind::transferred;
+    b.from = transfer->from;
+    b.expected_median_ape = transfer->expected_median_ape;
+    b.expected_p90_ape = transfer->expected_p90_ape;
+    b.expected_how = transfer->expected_how;
+    return b;
+  }
+  b.kind = BasisKind::measured;
+  if (!validation.empty()) {
+    b.expected_median_ape = validation.front().median_ape;
+    b.expected_p90_ape = validation.front().p90_ape;
+    b.expected_how = std::to_string(validation.front().records) + " " + validation.front().what;
+  }
+  return b;
+}
+
+double Profile::peak_flop_per_s(DType compute) const {
+  const auto it = spec.peak_flop_per_s.find(peak_dtype(compute));
+  return it != spec.peak_flop_per_s.end() ? it->second : 0.0;
 }
 
 namespace {
@@ -41,6 +68,49 @@ double rate(const JsonFields& f, const char* key) {
 }
 
 
+
+// spec.interconnect: link kinds by name, GPUs per node, and optional numeric overrides.
+LinkTier tier_from_json(const JsonFields& f, const char* kind_key, const char* bw_key, const char* latency_key) {
+  const std::string name = f.require_string(kind_key);
+  const auto kind = parse_link_kind(name);
+  if (!kind)
+    throw InputError(f.name(kind_key), "\"" + name + "\"",
+                     "unknown link kind (expected nvlink3, nvlink4, nvlink5, pcie4, pcie5, infinity-fabric, ib-hdr, "
+                     "ib-ndr, ib-xdr, roce-400 or none)");
+  LinkTier t = link_tier(*kind);
+  if (f.has(bw_key)) {
+    t.bw_bytes_per_s = rate(f, bw_key);
+    if (t.busbw_fraction <= 0) t.busbw_fraction = 1.0;  // "none" given a bandwidth: reached whole
+  }
+  if (f.has(latency_key)) {
+    t.latency_s = f.require_number(latency_key);
+    if (!(t.latency_s > 0 && t.latency_s < 1.0))
+      throw InputError(f.name(latency_key), json_value_text(f.at(latency_key)), "must be a latency in seconds in (0, 1)");
+  }
+  return t;
+}
+
+Interconnect interconnect_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Interconnect ic;
+  ic.intra_node = tier_from_json(f, "intra_node", "intra_node_bw_bytes_per_s", "intra_node_latency_s");
+  ic.inter_node = tier_from_json(f, "inter_node", "inter_node_bw_bytes_per_s", "inter_node_latency_s");
+  ic.gpus_per_node = f.require_int("gpus_per_node");
+  return ic;
+}
+
+nlohmann::json interconnect_to_json(const Interconnect& ic) {
+  nlohmann::json j = {{"intra_node", to_string(ic.intra_node.kind)},
+                      {"gpus_per_node", ic.gpus_per_node},
+                      {"inter_node", to_string(ic.inter_node.kind)}};
+  const auto overrides = [&](const LinkTier& t, const std::string& prefix) {
+    if (t.bw_bytes_per_s != link_constants(t.kind).bw_bytes_per_s) j[prefix + "_bw_bytes_per_s"] = t.bw_bytes_per_s;
+    if (t.latency_s > 0) j[prefix + "_latency_s"] = t.latency_s;
+  };
+  overrides(ic.intra_node, "intra_node");
+  overrides(ic.inter_node, "inter_node");
+  return j;
+}
 
 OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
   JsonFields f(j, where);
@@ -68,6 +138,32 @@ OpFit op_fit_from_json(const nlohmann::json& j, const std::string& where) {
     }
   }
   return o;
+}
+
+// FP4 matmul rates are listed under these names (the storage dtypes that use them are the dtype
+// module's); a profile may carry them before every command prices them.
+bool is_fp4_rate_key(const std::string& key) { return key == "nvfp4" || key == "mxfp4"; }
+
+Transfer transfer_from_json(const nlohmann::json& j, const std::string& where) {
+  JsonFields f(j, where);
+  Transfer t;
+  t.from = f.require_string("from");
+  if (t.from.empty() || escaped(t.from) != t.from)
+    throw InputError(f.name("from"), json_value_text(f.at("from")), "must name a shipped measured profile");
+  if (f.has("expected_error")) {
+    JsonFields e(f.at("expected_error"), f.name("expected_error"));
+    t.expected_median_ape = e.require_number("median_ape");
+    t.expected_p90_ape = e.require_number("p90_ape");
+    if (!(t.expected_median_ape >= 0 && t.expected_p90_ape >= t.expected_median_ape))
+      throw InputError(e.name("p90_ape"), json_value_text(e.at("p90_ape")), "must be at least median_ape (both fractions >= 0)");
+    t.expected_how = e.optional_string("how").value_or("");
+  }
+  return t;
+}
+
+nlohmann::json transfer_to_json(const Transfer& t) {
+  return {{"from", t.from},
+          {"expected_error", {{"median_ape", t.expected_median_ape}, {"p90_ape", t.expected_p90_ape}, {"how", t.expected_how}}}};
 }
 
 nlohmann::json op_fit_to_json(const OpFit& o) {
@@ -107,11 +203,17 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
                      "must be 0 (none) or at least 1e6 per second");
   p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
+  p.spec.l2_bytes = spec.optional_int("l2_bytes").value_or(0);
+  if (p.spec.l2_bytes < 0) throw InputError(spec.name("l2_bytes"), json_value_text(spec.at("l2_bytes")), "must be 0 (unknown) or more");
+  p.spec.interconnect_declared = spec.has("interconnect");
+  p.spec.interconnect = p.spec.interconnect_declared
+                            ? interconnect_from_json(spec.at("interconnect"), spec.name("interconnect"))
+                            : interconnect_from_bandwidth(p.spec.interconnect_bw_bytes_per_s);
   const auto& peaks = spec.at("peak_flop_per_s");
   if (!peaks.is_object() || peaks.empty())
     throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
   for (const auto& [dtype, v] : peaks.items()) {
-    parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
+    if (!is_fp4_rate_key(dtype)) parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
     if (!v.is_number() || !(v.get<double>() >= kMinRate))
       throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a number of at least 1e6 FLOP/s");
     p.spec.peak_flop_per_s[dtype] = v.get<double>();
@@ -156,6 +258,11 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     }
   }
   if (f.has("measured")) p.measured = f.at("measured");
+  if (f.has("transfer")) {
+    p.transfer = transfer_from_json(f.at("transfer"), f.name("transfer"));
+    if (p.source != "datasheet")
+      throw InputError(f.name("source"), "\"" + p.source + "\"", "a profile with transfer must have source \"datasheet\"");
+  }
   if (f.has("cpu_kernel_facts")) p.cpu_kernel_facts = cpu_kernel_facts_from_json(f.at("cpu_kernel_facts"), f.name("cpu_kernel_facts"));
   if (f.has("machine_probe")) p.machine_probe = machine_probe_from_json(f.at("machine_probe"), f.name("machine_probe"));
   return p;
@@ -176,6 +283,8 @@ nlohmann::json profile_to_json(const Profile& p) {
                {"peak_flop_per_s", peaks},
                {"interconnect_bw_bytes_per_s", p.spec.interconnect_bw_bytes_per_s},
                {"compute_units", p.spec.compute_units}};
+  if (p.spec.l2_bytes > 0) j["spec"]["l2_bytes"] = p.spec.l2_bytes;
+  if (p.spec.interconnect_declared) j["spec"]["interconnect"] = interconnect_to_json(p.spec.interconnect);
   j["kernels"] = {{"head_dims", p.kernels.head_dims},
                   {"group_sizes", p.kernels.group_sizes},
                   {"mla", p.kernels.mla},
@@ -193,6 +302,7 @@ nlohmann::json profile_to_json(const Profile& p) {
     val.push_back({{"records", v.records}, {"median_ape", v.median_ape}, {"p90_ape", v.p90_ape}, {"what", v.what}});
   j["validation"] = val;
   j["measured"] = p.measured;
+  if (p.transfer) j["transfer"] = transfer_to_json(*p.transfer);
   if (p.cpu_kernel_facts) j["cpu_kernel_facts"] = cpu_kernel_facts_to_json(*p.cpu_kernel_facts);
   if (p.machine_probe) j["machine_probe"] = machine_probe_to_json(*p.machine_probe);
   return j;

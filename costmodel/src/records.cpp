@@ -38,7 +38,9 @@ AttentionShape& MeasurementRecord::attention() {
 }
 
 OpClass MeasurementRecord::cls() const {
-  return std::visit([](const auto& op) { return op.op_class(); }, shape);
+  OpClass c = std::visit([](const auto& op) { return op.op_class(); }, shape);
+  if (dtype_keyed(c.op) && keyed_dtype(dtype)) c.dtype = dtype;  // "gemm/fp8"
+  return c;
 }
 
 OpFeatures MeasurementRecord::features(const CpuKernelFacts& facts) const {

@@ -95,8 +95,8 @@ TEST_CASE("predict writes every record back in order with predicted_ms", "[calib
   CHECK(lines[1]["num_q_heads"] == 64);
   CHECK(lines[2]["op"] == "attention_block");
   for (const auto& l : lines) CHECK(l["predicted_ms"].get<double>() > 0);
-  CHECK(lines[0]["predicted_basis"] == "calibrated");
-  CHECK(lines[3]["predicted_basis"] == "calibrated");  // MLA decode, from the torch-bmm records
+  CHECK(lines[0]["predicted_basis"] == "measured");
+  CHECK(lines[3]["predicted_basis"] == "measured");  // MLA decode, from the torch-bmm records
   CHECK(lines[4]["extrapolated"] == true);  // 512 sequences of 262144 tokens: bytes beyond the fit
   CHECK_FALSE(lines[1].contains("extrapolated"));
   // A block is its QKV GEMM + attention + O GEMM.
@@ -145,7 +145,7 @@ TEST_CASE("validate reports per-class and overall errors, a perfect profile scor
       "{\"op\": \"attention\", \"phase\": \"prefill\", \"batch\": 1, \"q_len\": 1024, \"kv_len\": 1024, \"num_q_heads\": 16, "
       "\"num_kv_heads\": 1, \"kv_lora_rank\": 512, \"rope_head_dim\": 64, \"causal\": true}\n")});
   REQUIRE(roof.code == 0);
-  CHECK(nlohmann::json::parse(roof.out)["predicted_basis"] == "uncalibrated roofline");
+  CHECK(nlohmann::json::parse(roof.out)["predicted_basis"] == "roofline");
 }
 
 TEST_CASE("record errors name the file, line and field", "[calibration][errors]") {
@@ -170,11 +170,11 @@ TEST_CASE("record errors name the file, line and field", "[calibration][errors]"
   const std::string idx_k = write("idxk.jsonl", idx.substr(0, idx.find(", \"topk\"")) + "}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", idx_k});
   CHECK(r.err == "mhacfg: error: " + idx_k + ":1: topk = (missing): required key is missing\n");
-  // ... and a datasheet profile predicts one by its roofline: the FLOPs at the fp8 peak.
+  // ... and a profile without an indexer fit predicts one by its roofline: the FLOPs at the fp8 peak.
   r = run({"predict", "--profile", "h100-sxm", "--in", write("idx.jsonl", idx + "}\n")});
   REQUIRE(r.code == 0);
   const nlohmann::json pi = nlohmann::json::parse(r.out);
-  CHECK(pi["predicted_basis"] == "uncalibrated roofline");
+  CHECK(pi["predicted_basis"] == "roofline");
   CHECK(pi["predicted_ms"].get<double>() > 0);
   const std::string q = write("q.jsonl", "{\"op\": \"attention\", \"phase\": \"decode\", \"batch\": 1, \"q_len\": 9, \"kv_len\": 4, \"num_q_heads\": 4, \"num_kv_heads\": 2, \"head_dim\": 64}\n");
   r = run({"predict", "--profile", "h100-sxm", "--in", q});
@@ -235,13 +235,13 @@ TEST_CASE("linear_attention records: read, predicted on the CPU profile's fit, a
   std::istringstream lines(r.out);
   for (std::string l; std::getline(lines, l);) out.push_back(nlohmann::json::parse(l));
   REQUIRE(out.size() == 2);
-  CHECK(out[0]["predicted_basis"] == "calibrated");
+  CHECK(out[0]["predicted_basis"] == "measured");
   CHECK(out[0]["kind"] == "gated_deltanet");
   CHECK(out[1]["batch"] == 8);
   CHECK(out[1]["predicted_ms"].get<double>() > 1.5 * out[0]["predicted_ms"].get<double>());
   r = run({"predict", "--profile", "h200-sxm", "--in", in});
   REQUIRE(r.code == 0);
-  CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["predicted_basis"] == "uncalibrated roofline");
+  CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["predicted_basis"] == "roofline");
   const std::string kind = write("linear-kind.jsonl", "{\"op\": \"linear_attention\", \"phase\": \"decode\", \"kind\": \"rwkv7\"}\n");
   r = run({"predict", "--profile", "cpu-xeon-2vcpu", "--in", kind});
   CHECK(r.code == 2);
@@ -318,8 +318,8 @@ TEST_CASE("KDA timings: measured by the CPU harness, imported into classes of th
   }
   CHECK(seen);
   const Predictor pred(p);
-  CHECK(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::kda}, Phase::decode, DType::bf16).calibrated);
-  CHECK_FALSE(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::gated_deltanet}, Phase::decode, DType::bf16).calibrated);
+  CHECK(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::kda}, Phase::decode, DType::bf16).basis.kind == mhacfg::BasisKind::measured);
+  CHECK_FALSE(pred.linear_attention({8, 1, 32, 32, 128, 128, 4, LinearKind::gated_deltanet}, Phase::decode, DType::bf16).basis.kind == mhacfg::BasisKind::measured);
 }
 
 TEST_CASE("a failed calibration leaves an existing profile untouched", "[calibration][errors]") {

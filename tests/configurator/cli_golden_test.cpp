@@ -39,6 +39,10 @@ TEST_CASE("golden: analyze in every format", "[cli][golden]") {
   golden("analyze-llama-3-70b-tp8-h100.txt",
          {"analyze", "--model", "llama-3-70b", "--tp", "8", "--batch", "16", "--target", "h100-sxm"});
   golden("analyze-gemma-2-9b.txt", {"analyze", "--hf-config", fixture("hf/gemma-2-9b.json"), "--context", "32768"});
+  // Mixed weight dtypes: gpt-oss's experts in mxfp4 beside bf16 attention, their GEMMs transferred from the
+  // bf16 GEMM fit, and the note that says so.
+  golden("analyze-gpt-oss-20b-mxfp4.txt", {"analyze", "--hf-config", fixture("hf/gpt-oss-20b.json"), "--weight-dtype", "bf16",
+                                           "--ffn-weight-dtype", "mxfp4", "--target", "h200-sxm-cudnn", "--batch", "32"});
 }
 
 TEST_CASE("golden: profiles and recommend", "[cli][golden]") {
@@ -50,6 +54,10 @@ TEST_CASE("golden: profiles and recommend", "[cli][golden]") {
                                     "--format", "json", "--top", "3"});
   golden("recommend-gpt2-shape.csv", {"recommend", "--d-model", "768", "--layers", "12", "--seq", "1024",
                                       "--target", "h100-sxm", "--format", "csv"});
+}
+
+TEST_CASE("golden: validate on published serving measurements", "[cli][golden]") {
+  golden("validate-e2e-published.txt", {"validate", "--in", fixture("e2e-published.train.jsonl")});
 }
 
 TEST_CASE("CLI JSON equals the library's report", "[cli][library]") {

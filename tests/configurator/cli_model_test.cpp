@@ -138,7 +138,8 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
                              "--prompt-len", "512", "--format", "json"});
   REQUIRE(cpu.code == 0);
   const auto cj = nlohmann::json::parse(cpu.out);
-  CHECK(cj["predicted"]["basis"] == "calibrated");
+  CHECK(cj["predicted"]["basis_detail"]["kind"] == "measured");
+  CHECK(cj["predicted"]["basis_detail"]["roofline_ops"].empty());
   CHECK(cj["predicted"]["decode_linear_core_ms"].get<double>() > 0);
   const CliResult gpu = run({"analyze", "--hf-config", next, "--target", "h200-sxm", "--format", "json"});
   REQUIRE(gpu.code == 0);
@@ -149,7 +150,7 @@ TEST_CASE("a hybrid model: analyze shows its linear-attention layers, their weig
   const CliResult gpu_text = run({"analyze", "--hf-config", next, "--target", "h200-sxm"});
   CHECK(gpu_text.out.find("is the roofline of h200-sxm's ceilings: the profile has no fit of it") != std::string::npos);
   expect_input_error({"analyze", "--hf-config", next, "--state-dtype", "fp9"},
-                     "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8 or int4)");
+                     "--state-dtype = fp9: unknown dtype (expected fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 or fp8-block)");
   expect_input_error({"analyze", "--hf-config", next, "--tp", "32"}, "tp = 32: must divide num_q_heads = 16");
   // The shipped hybrid presets are these checkpoints.
   for (const auto& [preset, total] : {std::pair<std::string, std::int64_t>{"qwen3-next-80b-a3b", 79'674'391'296},
@@ -263,7 +264,8 @@ TEST_CASE("a sparse model (DeepSeek-V3.2, GLM-5.1): presets, its indexer in JSON
                              "--context", "8192", "--prompt-len", "1024", "--format", "json"});
   REQUIRE(cpu.code == 0);
   const auto cj = nlohmann::json::parse(cpu.out);
-  CHECK(cj["predicted"]["basis"] == "calibrated");
+  CHECK(cj["predicted"]["basis_detail"]["kind"] == "measured");
+  CHECK(cj["predicted"]["basis_detail"]["roofline_ops"].empty());
   const mhacfg::Profile epyc = mhacfg::load_profile("cpu-epyc-2vcpu", "--target");
   const double floor_ms = 61.0 * 8192 * 2 * 64 * 129 / epyc.ops.at("indexer/decode").model.peak_flop_per_s * 1e3;
   CHECK(cj["predicted"]["decode_indexer_ms"].get<double>() > floor_ms);
@@ -333,4 +335,29 @@ TEST_CASE("flag --index-topk gives any model sparse attention or takes it away, 
                      "--index-head-dim = (given): not valid with --index-topk 0 (dense attention has no indexer)");
   expect_input_error({"analyze", "--model", "deepseek-v3.2", "--sliding-window", "4096"},
                      "layers[0].window = 4096: sparse attention (an indexer's top-k) beside windows or chunks is not modelled");
+}
+
+TEST_CASE("mixed weight dtypes: analyze and compare take a component's own, count and say it", "[cli][dtype]") {
+  const std::string oss = std::string(MHACFG_FIXTURES_DIR) + "/hf/gpt-oss-20b.json";
+  const CliResult bf16 = run({"analyze", "--hf-config", oss, "--format", "json"});
+  const CliResult mixed = run({"analyze", "--hf-config", oss, "--attention-weight-dtype", "bf16", "--ffn-weight-dtype",
+                               "mxfp4", "--target", "h200-sxm-cudnn", "--format", "json"});
+  REQUIRE(mixed.code == 0);
+  const auto a = nlohmann::json::parse(bf16.out), b = nlohmann::json::parse(mixed.out);
+  CHECK(b["workload"]["ffn_weight_dtype"] == "mxfp4");
+  CHECK(b["workload"]["attention_weight_dtype"] == "bf16");
+  CHECK_FALSE(a["workload"].contains("ffn_weight_dtype"));
+  // The experts' weights, read at 4.25 bits instead of 16, are 66 % of a batch-1 step's (4 of 32 experts
+  // in 24 layers: 24 x 4 x 3 x 2880 x 2880 = 2.39 G of 3.61 G params read): the step reads about
+  // 0.66 x (1 - 4.25 / 16) = 49 % less.
+  const double ratio = b["bytes"]["weights"].get<double>() / a["bytes"]["weights"].get<double>();
+  CHECK(ratio < 0.6);
+  CHECK(ratio > 0.5);
+  CHECK(b["predicted"]["basis"] == "calibrated, narrow-dtype GEMMs transferred from 16-bit");
+  REQUIRE(b["predicted"]["dtype_notes"].size() == 1);
+  CHECK(b["predicted"]["dtype_notes"][0].get<std::string>().rfind("mxfp4 GEMMs: transferred from h200-sxm-cudnn", 0) == 0);
+  const CliResult cmp = run({"compare", oss, oss, "--ffn-weight-dtype", "nvfp4", "--target", "b200"});
+  CHECK(cmp.code == 0);
+  expect_input_error({"analyze", "--hf-config", oss, "--ffn-weight-dtype", "fp6"},
+                     "--ffn-weight-dtype = fp6: unknown dtype (expected fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 or fp8-block)");
 }

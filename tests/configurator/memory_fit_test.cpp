@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "mhacfg/configurator/inputs/presets.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "recommend_test_util.hpp"
 
 using namespace mhacfg;

@@ -46,9 +46,10 @@ TEST_CASE("KV bytes: per token, totals, dtypes", "[counts][kv]") {
   for (auto [dt, bits] : {std::pair{DType::fp32, 32}, {DType::bf16, 16}, {DType::fp8, 8}, {DType::int4, 4}}) {
     w.kv_dtype = dt;
     const KvCacheCounts kv = count_kv_cache(m, w);
-    // K and V: 2 heads x 64 each, 4 layers.
-    CHECK(kv.bytes_per_token == 4 * 2 * 128 * bits / 8);
-    CHECK(kv.bytes_total == 3LL * 1000 * 4 * 2 * 128 * bits / 8);
+    // K and V: 2 heads x 64 each, 4 layers; int4 adds its groups' scales (20 bits per 128 elements).
+    const std::int64_t scales = dt == DType::int4 ? 1 : 0;
+    CHECK(kv.bytes_per_token == 4 * 2 * 128 * bits / 8 + scales * 1024 / 128 * 20 / 8);
+    CHECK(kv.bytes_total == 3LL * 1000 * 4 * 2 * 128 * bits / 8 + scales * 3LL * 1000 * 1024 / 128 * 20 / 8);
   }
 }
 
@@ -312,4 +313,33 @@ TEST_CASE("a linear-attention layer's share of one GPU: value heads split, a sin
   CHECK(linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) ==
         4 * 32 * 128 * 64 + 2 * (2 * 128 + 32 * 64) * 4);
   CHECK(4 * linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) > linear_attention_core_flops(m, 1));
+}
+
+TEST_CASE("an nvfp4 or int4 KV cache counts its block scales, an fp8 one its elements alone", "[counts][dtype]") {
+  // Llama-3-8B: 32 layers x 8 KV heads x (128 + 128) = 65536 elements a token.
+  const ModelSpec m = fixture("llama-3-8b");
+  Workload w;
+  w.kv_dtype = DType::fp8;
+  CHECK(count_kv_cache(m, w).bytes_per_token == 65536);  // per-tensor scales: none per token
+  w.kv_dtype = DType::nvfp4;
+  CHECK(count_kv_cache(m, w).bytes_per_token == 65536 / 2 + 65536 / 16);  // + one E4M3 byte per 16
+  CHECK(count_kv_cache(m, w).bytes_per_token_per_layer == 2048 / 2 + 2048 / 16);
+  w.kv_dtype = DType::int4;
+  CHECK(count_kv_cache(m, w).bytes_per_token == 65536 / 2 + 65536 / 128 * 20 / 8);  // fp16 scale + 4-bit zero per 128
+}
+
+TEST_CASE("a decode step reads each component's weights in its dtype", "[counts][dtype]") {
+  const ModelSpec m = fixture("llama-3-8b");
+  Workload w;
+  w.batch = 1;
+  const ModelCounts bf16 = count_model(m, w);
+  w.ffn_weight_dtype = DType::mxfp4;
+  const ModelCounts mixed = count_model(m, w);
+  const double ffn = double(bf16.params.ffn);
+  CHECK(double(bf16.bytes.weights - mixed.bytes.weights) == Approx(ffn * (2.0 - 4.25 / 8.0)).margin(1));
+  // Unset component dtypes leave every existing count as it was.
+  Workload plain;
+  plain.batch = 1;
+  plain.attention_weight_dtype = DType::bf16;
+  CHECK(count_model(m, plain).bytes.weights == bf16.bytes.weights);
 }

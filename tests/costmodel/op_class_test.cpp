@@ -13,7 +13,8 @@ TEST_CASE("every op class a record or profile may hold parses back from its text
       "attention/prefill",       "attention/decode",        "attention/prefill/mla",          "attention/decode/mla",
       "gemm",                    "attention_block/prefill", "attention_block/decode",         "attention_block/decode/mla",
       "linear_attention/prefill", "linear_attention/decode", "linear_attention/decode/kda",   "indexer/prefill",
-      "indexer/decode"};
+      "indexer/decode",          "gemm/fp8",                "gemm/nvfp4",                     "gemm/mxfp4",
+      "gemm/int4",               "gemm/fp8-block"};
   for (const std::string& c : classes) {
     INFO(c);
     const std::optional<OpClass> parsed = OpClass::parse(c);
@@ -25,7 +26,8 @@ TEST_CASE("every op class a record or profile may hold parses back from its text
 
 TEST_CASE("texts no registered op produces are not op classes", "[ops]") {
   for (const char* c : {"", "gemm/prefill", "attention", "attention/", "attention/decode/", "attention/decode/kda",
-                        "indexer/decode/mla", "linear_attention/prefill/short_conv", "attention/decoder", "conv/prefill"}) {
+                        "indexer/decode/mla", "linear_attention/prefill/short_conv", "attention/decoder", "conv/prefill",
+                        "gemm/bf16", "gemm/fp32", "attention/decode/fp8", "gemm/fp6"}) {
     INFO(c);
     CHECK_FALSE(is_op_class(c));
   }
@@ -52,4 +54,22 @@ TEST_CASE("each op's record fields survive JSON out and in", "[ops]") {
     CHECK(back.op_class() == r.op_class());
     CHECK(record_to_json(back) == j);
   }
+}
+
+TEST_CASE("a GEMM record's class is keyed by its dtype when narrower than 16 bits", "[ops]") {
+  MeasurementRecord r;
+  r.shape = GemmOp{GemmShape{64, 128, 256}};
+  r.dtype = DType::fp8;
+  CHECK(r.op_class() == "gemm/fp8");
+  r.dtype = DType::nvfp4;
+  CHECK(r.op_class() == "gemm/nvfp4");
+  r.dtype = DType::bf16;
+  CHECK(r.op_class() == "gemm");
+  r.dtype = DType::fp32;
+  CHECK(r.op_class() == "gemm");
+  // Attention's classes are not keyed by dtype: an fp8-KV decode is "attention/decode".
+  MeasurementRecord a;
+  a.shape = AttentionOp{Phase::decode, AttentionShape{1, 1, 100, 4, 4, 32, 32, false, 0, 0, 0}};
+  a.dtype = DType::fp8;
+  CHECK(a.op_class() == "attention/decode");
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/hf_config.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -125,11 +126,10 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   w.context = 8192;
   w.prompt_len = 1024;
   const ModelTimes t = predict_model(m, w, p);
-  CHECK_FALSE(t.calibrated);
-  CHECK(t.calibrated_but_roofline_cores);
-  CHECK(t.linear_core_roofline);
-  CHECK_FALSE(t.indexer_roofline);
-  CHECK(time_basis(t) == "calibrated, linear attention roofline");
+  CHECK(t.basis.kind == BasisKind::measured);
+  CHECK(t.basis.roofline_ops == std::set<std::string>{"linear_attention/decode", "linear_attention/prefill"});
+  CHECK_FALSE(roofline_for(t.basis, "indexer/"));
+  CHECK(time_basis(t) == "measured; roofline for linear_attention/decode, linear_attention/prefill");
   const double state_bytes = 2.0 * 4 * (32 * 128 * 128 + 8192 * 3) * 2;
   const double io_bytes = 4.0 * (8192 + 4096 + 64) * 2;
   const double flops = 4.0 * (6 * 32 * 128 * 128 + 2 * 8192 * 4);
@@ -147,8 +147,9 @@ TEST_CASE("a linear-attention layer: calibrated projections, its core the roofli
   prof.ops["linear_attention/decode"] = prof.ops.at("gemm");
   prof.ops["linear_attention/prefill"] = prof.ops.at("gemm");
   const ModelTimes all = predict_model(m, w, Predictor(prof));
-  CHECK(all.calibrated);
-  CHECK(time_basis(all) == "calibrated");
+  CHECK(all.basis.kind == BasisKind::measured);
+  CHECK(all.basis.roofline_ops.empty());
+  CHECK(time_basis(all) == "measured");
   CHECK(all.decode_attention_core_ms == Approx(36 * (linear_ms + 0.010) + 12 * softmax_ms).epsilon(1e-9));
 }
 
@@ -164,7 +165,7 @@ TEST_CASE("a parallel hybrid layer (Falcon-H1) pays for its attention and its Ma
   w.context = 4096;
   w.prompt_len = 512;
   const ModelTimes t = predict_model(m, w, p);
-  CHECK(time_basis(t) == "calibrated, linear attention roofline");
+  CHECK(time_basis(t) == "measured; roofline for linear_attention/decode, linear_attention/prefill");
   const double linear_ms = p.linear_attention(layer_linear_attention_shape(m, 4, 1), Phase::decode, DType::bf16).time_ms;
   const double softmax_ms = p.attention(layer_attention_shape(m, m.layers[0], 4, 1, 4096, true), Phase::decode, DType::bf16).time_ms;
   CHECK(t.decode_attention_core_ms == Approx(36 * (linear_ms + softmax_ms)).epsilon(1e-9));
@@ -183,19 +184,22 @@ TEST_CASE("a parallel hybrid layer (Falcon-H1) pays for its attention and its Ma
 
 TEST_CASE("under tensor parallelism each mixer and each FFN ends in an all-reduce", "[fit][model]") {
   // Nemotron-3-Nano's 52 blocks hold one module each: 52 all-reduces per step, where Llama-3-8B's 32
-  // layers of attention and FFN need 64. Each: 5 us + 2 (tp - 1) / tp x the activations / link bandwidth.
+  // layers of attention and FFN need 64. Each carries batch x d_model bf16 activations over NVLink 4.
   Profile prof = launch_profile({});
-  prof.spec.interconnect_bw_bytes_per_s = 450e9;
+  prof.spec.interconnect = interconnect_from_kinds(LinkKind::nvlink4, 8, LinkKind::ib_ndr);
   Workload w;
   w.batch = 8;
   w.context = 4096;
   w.prompt_len = 512;
   w.tp = 2;
-  const auto one = [&](std::int64_t d) { return (5e-6 + 2.0 * 1 / 2 * 2.0 * double(d) * 8 / 450e9) * 1e3; };
+  const auto one = [&](std::int64_t d) { return all_reduce_ms(prof.spec.interconnect, w, 2, 2.0 * double(d) * 8); };
   const ModelSpec nano = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/nemotron-3-nano-30b-a3b.json");
   CHECK(predict_model(nano, w, Predictor(prof)).decode_comm_ms == Approx(52 * one(2688)).epsilon(1e-9));
   const ModelSpec llama = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3-8b.json");
   CHECK(predict_model(llama, w, Predictor(prof)).decode_comm_ms == Approx(64 * one(4096)).epsilon(1e-9));
+  // fp8 weights: the activations the all-reduce carries stay bf16 (the same time); fp16 ones are fp16.
+  CHECK(predict_model(llama, [&] { Workload f = w; f.weight_dtype = DType::fp8; return f; }(), Predictor(prof)).decode_comm_ms ==
+        Approx(64 * one(4096)).epsilon(1e-9));
 }
 
 TEST_CASE("a sparse model's indexer: the roofline of its FLOPs at the fp8 peak and its bytes, and said so", "[fit][model]") {
@@ -210,10 +214,10 @@ TEST_CASE("a sparse model's indexer: the roofline of its FLOPs at the fp8 peak a
   w.context = 131072;
   w.prompt_len = 1024;
   const ModelTimes t = predict_model(m, w, p);
-  CHECK_FALSE(t.calibrated);
-  CHECK(t.indexer_roofline);
-  CHECK_FALSE(t.linear_core_roofline);
-  CHECK(time_basis(t) == "calibrated, indexer roofline");
+  CHECK(t.basis.kind == BasisKind::measured);
+  CHECK(roofline_for(t.basis, "indexer/"));
+  CHECK_FALSE(roofline_for(t.basis, "linear_attention/"));
+  CHECK(time_basis(t) == "measured; roofline for indexer/decode, indexer/prefill");
   const IndexerShape decode = layer_indexer_shape(m, 2, 1, 131072);
   const double roofline_ms = std::max(double(indexer_flops(decode)) / prof.peak_flop_per_s(DType::fp8),
                                       double(indexer_bytes(decode)) / prof.spec.mem_bw_bytes_per_s) * 1e3;
@@ -235,8 +239,8 @@ TEST_CASE("a sparse model's indexer on a profile that fits it is calibrated", "[
   w.context = 32768;
   w.prompt_len = 1024;
   const ModelTimes t = predict_model(m, w, Predictor(prof));
-  CHECK(t.calibrated);
-  CHECK_FALSE(t.indexer_roofline);
-  CHECK(time_basis(t) == "calibrated");
+  CHECK(t.basis.kind == BasisKind::measured);
+  CHECK_FALSE(roofline_for(t.basis, "indexer/"));
+  CHECK(time_basis(t) == "measured");
   CHECK(t.decode_indexer_ms > 61 * 1.0);
 }

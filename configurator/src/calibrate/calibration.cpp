@@ -89,7 +89,9 @@ std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vecto
     const Prediction pr = predicted(p, r);
     nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
     j["predicted_ms"] = pr.time_ms;
-    j["predicted_basis"] = pr.calibrated ? "calibrated" : "uncalibrated roofline";
+    // A narrow dtype's GEMM predicted from the 16-bit fit is a transfer too, of dtype not device.
+    const bool narrow = !pr.basis.dtype_transferred_ops.empty() && pr.basis.kind == BasisKind::measured;
+    j["predicted_basis"] = narrow ? "transferred" : to_string(pr.basis.kind);
     if (pr.extrapolated) j["extrapolated"] = true;
     out.push_back(std::move(j));
   }
@@ -144,7 +146,7 @@ Report validation_report(const Profile& profile, const std::string& input, const
   r.csv = t;
   r.json = {{"schema_version", "1.0"}, {"command", "validate"}, {"profile", profile.name}, {"input", input},
             {"classes", classes}};
-  r.notes.push_back("APE: |predicted / measured - 1|. Classes the profile has no fit for use the uncalibrated roofline.");
+  r.notes.push_back("APE: |predicted / measured - 1|. Classes the profile has no fit for use the roofline.");
   // One shift across (nearly) every record is more often the machine than the model: on shared
   // machines a bench run minutes after the calibration ran 8-25 % slower on every shape.
   for (const auto& e : errors)

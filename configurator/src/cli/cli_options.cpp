@@ -1,6 +1,10 @@
 #include "mhacfg/configurator/cli/cli_options.hpp"
 
+#include "mhacfg/configurator/inputs/engines.hpp"
+
 #include <algorithm>
+#include <ctime>
+#include <sstream>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -171,16 +175,28 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
 void add_deployment_options(po::options_description& d, const Workload& w) {
   d.add_options()
       ("tp", po::value<std::string>(), ("tensor-parallel degree (default " + std::to_string(w.tp) + ")").c_str())
-      ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: fp32, bf16, fp16, fp8, int8, int4 (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
-      ("weight-dtype", po::value<std::string>(), ("weights dtype (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
-      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str());
+      ("kv-dtype", po::value<std::string>(), ("KV-cache dtype: " + dtype_names() + " (default " + std::string(to_string(w.kv_dtype)) + ")").c_str())
+      ("weight-dtype", po::value<std::string>(), ("weights dtype, of every component the two below leave (default " + std::string(to_string(w.weight_dtype)) + ")").c_str())
+      ("attention-weight-dtype", po::value<std::string>(), "attention (and linear-attention) projection weights' dtype (default: --weight-dtype)")
+      ("ffn-weight-dtype", po::value<std::string>(), "FFN and expert weights' dtype, e.g. nvfp4 beside --attention-weight-dtype bf16 (default: --weight-dtype)")
+      ("state-dtype", po::value<std::string>(), ("linear-attention state dtype, of a hybrid model (default " + std::string(to_string(w.state_dtype)) + ")").c_str())
+      ("ep", po::value<std::string>(), "expert-parallel degree: routed experts split whole over this many GPUs (default 1: split by --tp)")
+      ("pp", po::value<std::string>(), "pipeline stages, the layers split evenly (default 1)")
+      ("dp-attention", po::value<std::string>()->implicit_value("true"), "attention data parallel over the --tp GPUs: each runs every head for its own requests (SGLang --enable-dp-attention)")
+      ("nodes", po::value<std::string>(), "nodes the GPUs span (default: as few as the profile's GPUs per node allow)");
 }
 
 Workload read_deployment(const ParsedArgs& a, Workload w) {
   if (auto v = a.opt_int("tp")) w.tp = *v;
   if (auto v = a.opt_str("kv-dtype")) w.kv_dtype = parse_dtype(*v, "--kv-dtype");
   if (auto v = a.opt_str("weight-dtype")) w.weight_dtype = parse_dtype(*v, "--weight-dtype");
+  if (auto v = a.opt_str("attention-weight-dtype")) w.attention_weight_dtype = parse_dtype(*v, "--attention-weight-dtype");
+  if (auto v = a.opt_str("ffn-weight-dtype")) w.ffn_weight_dtype = parse_dtype(*v, "--ffn-weight-dtype");
   if (auto v = a.opt_str("state-dtype")) w.state_dtype = parse_dtype(*v, "--state-dtype");
+  if (auto v = a.opt_int("ep")) w.ep = *v;
+  if (auto v = a.opt_int("pp")) w.pp = *v;
+  if (auto v = a.opt_str("dp-attention")) w.dp_attention = parse_bool("--dp-attention", *v);
+  if (auto v = a.opt_int("nodes")) w.nodes = *v;
   return w;
 }
 
@@ -235,6 +251,39 @@ void add_out_dir_option(po::options_description& d) {
   d.add_options()("out-dir", po::value<std::string>(), "with --format markdown: write report.md and the plots (SVG) here");
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void add_engine_option(po::options_description& d) {
+  d.add_options()("engine", po::value<std::string>(),
+                  (std::string("serving engine the times describe: vllm, sglang, trtllm (their costs beyond the kernels), "
+                               "none (kernels only) or an engine file from calibrate (default ") +
+                   kDefaultEngine + ")").c_str());
+}
+
+EngineModel read_engine(const ParsedArgs& a) { return load_engine(a.opt_str("engine").value_or(kDefaultEngine)); }
+void add_roofline_option(po::options_description& d) {
+  d.add_options()("roofline", "predict with the bare datasheet roofline (no fitted or transferred kernel efficiency)");
+}
+
+Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const std::string& fallback) {
+  const std::string name = a.opt_str(flag).value_or(fallback);
+  return load_profile(name, "--" + flag, a.has("roofline") ? ProfileBasis::roofline : ProfileBasis::as_shipped);
+}
+
 void add_memory_fraction_option(po::options_description& d) {
   d.add_options()("memory-fraction", po::value<std::string>(),
                   ("share of device memory for weights + KV (default " + fmt_fixed(defaults::memory_fraction, 1) + ")").c_str());
@@ -266,6 +315,25 @@ void add_format_option(po::options_description& d, const std::vector<Format>& al
 
 Format read_format(const ParsedArgs& a, const std::vector<Format>& allowed) {
   return a.has("format") ? parse_format(a.str("format"), allowed) : Format::table;
+}
+
+void add_serving_record_options(po::options_description& d) {
+  d.add_options()("engine", po::value<std::string>(), "serving records: engine preset (vllm, sglang, trtllm, none) or engine JSON for every record (default: each record's engine)")
+      ("set", po::value<std::vector<std::string>>()->composing(), "serving records: KEY=VALUE fills a field the records lack, e.g. --set gpu=H200 --set tp=2 (repeat it)")
+      ("records-of", po::value<std::string>(), "serving records: only those measured with this engine (vllm, sglang, trtllm)");
+}
+
+nlohmann::json read_serving_defaults(const ParsedArgs& a) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const std::string& kv : a.list("set")) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", kv, "must be KEY=VALUE");
+    const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    if (!value.empty() && value.size() < 18 && value.find_first_not_of("0123456789") == std::string::npos) j[key] = std::stoll(value);
+    else if (value == "true" || value == "false") j[key] = value == "true";
+    else j[key] = value;
+  }
+  return j;
 }
 
 }  // namespace mhacfg

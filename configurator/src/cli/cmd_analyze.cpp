@@ -20,6 +20,8 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   add_model_options(d);
   add_workload_options(d, Workload{});
   d.add_options()("target", po::value<std::string>(), "device profile (name or file): adds predicted times");
+  add_roofline_option(d);
+  add_engine_option(d);
   add_out_dir_option(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
@@ -32,9 +34,9 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   const bool plots = format == Format::html || (format == Format::markdown && a.has("out-dir"));
   Profile profile;
   // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
-  if (auto t = a.opt_str("target")) profile = load_profile(*t, "--target");
-  else if (plots) profile = load_profile(defaults::target, "--target");
-  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr);
+  if (a.has("target") || plots) profile = read_profile_flag(a, "target", defaults::target);
+  const EngineModel engine = read_engine(a);
+  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr, &engine);
   auto make = [&] {
     const std::vector<PlotModel> models = {{m.name, m, true}};
     return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, defaults::memory_fraction),
@@ -67,7 +69,7 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
       return kExitOk;
     }
     Report r;
-    r.heading = p.name + ": " + p.device + " (" + p.source + ")";
+    r.heading = p.name + ": " + p.device + " (" + basis_text(p.basis()) + ")";
     Table t;
     t.columns = {"field", "value"};
     t.rows = {{"memory", fmt_bytes(double(p.spec.memory_bytes))},
@@ -78,7 +80,8 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
     t.rows.push_back({"kernel head_dims", hd.empty() ? "any multiple of 8" : hd});
     std::string opsl;
     for (const auto& o : ops) opsl += (opsl.empty() ? "" : ", ") + o;
-    t.rows.push_back({"calibrated ops", opsl.empty() ? "none (uncalibrated roofline)" : opsl});
+    t.rows.push_back({"fitted ops", opsl.empty() ? "none (datasheet roofline)" : opsl});
+    if (p.transfer) t.rows.push_back({"transferred from", p.transfer->from + " (" + p.transfer->expected_how + ")"});
     for (const auto& [cls, fit] : p.ops)
       t.rows.push_back({"  " + cls, std::to_string(fit.records) + " records, cross-validated median error " +
                                         fmt_fixed(fit.cv_median_ape * 100, 1) + " %, p90 " + fmt_fixed(fit.cv_p90_ape * 100, 1) + " %"});
@@ -91,19 +94,21 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
   }
   nlohmann::json list = nlohmann::json::array();
   Table t;
-  t.columns = {"name", "device", "source", "calibrated ops", "provenance"};
+  t.columns = {"name", "device", "basis", "fitted ops", "provenance"};
   for (const auto& name : shipped_profile_names()) {
     const Profile p = load_profile(name, "profiles");
     std::vector<std::string> ops;
     for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
     std::string opsl;
     for (const auto& o : ops) opsl += (opsl.empty() ? "" : ", ") + o;
+    const Basis b = p.basis();
     std::string prov = p.source == "measured" ? p.provenance.value("measured_at", std::string("")) + " " +
                                                     p.provenance.value("from", std::string(""))
                                               : "datasheet";
     list.push_back({{"name", p.name}, {"device", p.device}, {"kind", p.kind}, {"source", p.source}, {"ops", ops},
-                    {"provenance", p.provenance}});
-    t.rows.push_back({p.name, p.device, p.source, opsl.empty() ? "-" : opsl, prov});
+                    {"basis", basis_json(b)}, {"provenance", p.provenance}});
+    const std::string kind = b.kind == BasisKind::transferred ? "transferred from " + b.from : to_string(b.kind);
+    t.rows.push_back({p.name, p.device, kind, opsl.empty() ? "-" : opsl, prov});
   }
   if (format == Format::json) {
     out << json_text(nlohmann::json{{"schema_version", "1.0"}, {"profiles", list}}, 2) << "\n";
@@ -111,7 +116,9 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
   }
   Report r;
   r.tables.push_back(t);
-  r.notes.push_back("Datasheet profiles predict with the uncalibrated roofline; measured ones with a fitted model.");
+  r.notes.push_back("Measured profiles predict with models fitted on the device; transferred ones with a measured profile's "
+                    "models scaled to their datasheet (expected error in `profiles show NAME`); --roofline gives any "
+                    "profile's bare datasheet roofline.");
   render(r, Format::table, out);
   return kExitOk;
 }

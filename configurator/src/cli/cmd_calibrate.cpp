@@ -22,19 +22,12 @@
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
+#include "serving_commands.hpp"
 
 namespace mhacfg {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
 // 8.5 % (median over decode shapes) against 2.3 % with one, too much noise for a 5 % model.
@@ -117,6 +110,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
 void forget_calibration(Profile& p) {
   p.ops.clear();
   p.validation.clear();
+  p.transfer.reset();  // its own fits replace the ones it borrowed
   p.measured = nlohmann::json::object();
   p.machine_probe.reset();
   p.source = "datasheet";
@@ -331,15 +325,9 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("bench", d, args);
   const MachineCheckMode check = read_check_machine(a, false);
-  if (a.has("profile") != (check != MachineCheckMode::off))
-    throw InputError(a.has("profile") ? "--profile" : "--check-machine", a.has("profile") ? a.str("profile") : "report",
-                     a.has("profile") ? "bench uses --profile only with --check-machine" : "bench --check-machine needs --profile");
-  std::optional<Profile> reference;
-  if (a.has("profile")) require_machine_probe(reference.emplace(load_profile(a.str("profile"), "--profile")));
   if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
   const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
-  if (reference && (reference->kind == "cpu") == dev.cuda)
-    throw InputError("--profile", reference->name, "is a " + reference->kind + " profile: its probe says nothing about --device " + dev.label);
+  const std::optional<Profile> reference = bench_reference(a, check, dev);
   const std::string in = a.str("in");
   kernels::BenchOptions o = bench_options(a);
   o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
@@ -376,6 +364,7 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; more for unsettled shapes within the time budget)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005)");
+  add_serving_record_options(d);
   add_format_option(d, kSummaryFormats);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
@@ -406,6 +395,13 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto from = a.opt_str("from")) inputs.emplace_back("--from", *from);
   for (const std::string& h : a.list("holdout")) inputs.emplace_back("--holdout", h);
   check_distinct_files(inputs, outputs);
+  if (from_records && serving_input(a.str("from"), "--from")) {
+    for (const char* key : {"attention-backend", "base", "holdout"})
+      if (a.has(key)) throw InputError(std::string("--") + key, "(with serving records)", "only used with kernel records");
+    return serving_calibrate(a, a.str("from"), path, format, out);
+  }
+  for (const char* key : {"engine", "set"})
+    if (a.has(key)) throw InputError(std::string("--") + key, "(with kernel records)", "only used with serving records");
   std::vector<std::string> notes;
   const Profile p = a.has("from") ? fit_imported(a, a.str("from"), notes) : calibrate_on_device(a, notes);
   // Only a profile that loads back is written (a base profile with absurd ceilings can fit NaNs).
@@ -427,13 +423,19 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
       ("in", po::value<std::string>(), "records (JSON Lines)")
       ("out", po::value<std::string>(), "output (JSON Lines); default stdout");
   add_check_machine_option(d, true);
+  add_serving_record_options(d);
+  add_roofline_option(d);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
-  const Profile loaded = load_profile(a.str("profile"), "--profile");
   const MachineCheckMode check = read_check_machine(a, true);
+  if (serving_input(a.str("in"), "--in")) {
+    refuse_machine_check(check, a.str("in"));
+    return serving_predict(a, a.str("in"), out);
+  }
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
+  const Profile loaded = read_profile_flag(a, "profile", "");
   const auto records = read_records(a.str("in"));
   std::optional<MachineCheck> c;
   if (check != MachineCheckMode::off) c = machine_check(loaded, probe_like(loaded), check, "measured now");
@@ -441,8 +443,7 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
   auto lines = predict_records(Predictor(p), records);
   if (c) {
     err << c->line << "\n";
-    for (auto& j : lines) j["machine_check"] = {{"gemm_ratio", c->drift.gemm_ratio}, {"stream_ratio", c->drift.stream_ratio},
-                                                {"corrected", c->corrected}};
+    for (auto& j : lines) j["machine_check"] = record_check_json(*c);
   }
   if (auto path = a.opt_str("out")) write_records(*path, lines);
   else for (const auto& j : lines) out << json_text(j) << "\n";
@@ -456,15 +457,21 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
       ("in", po::value<std::string>(), "measured records (JSON Lines)")
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
   add_check_machine_option(d, true);
+  add_serving_record_options(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
+  add_roofline_option(d);
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
   const MachineCheckMode check = read_check_machine(a, true);
   const Format format = read_format(a, formats);
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
-  const Profile loaded = load_profile(a.str("profile"), "--profile");
+  if (serving_input(a.str("in"), "--in")) {
+    refuse_machine_check(check, a.str("in"));
+    return serving_validate(a, a.str("in"), format, out);
+  }
+  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
+  const Profile loaded = read_profile_flag(a, "profile", "");
   std::vector<std::string> notes;
   const auto all = read_records(a.str("in"));
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));

@@ -20,6 +20,8 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   add_workload_options(d, Workload{});
   d.add_options()("target", po::value<std::string>(), ("device profile name or file (default " + std::string(defaults::target) + ")").c_str())
 ;
+  add_roofline_option(d);
+  add_engine_option(d);
   add_memory_fraction_option(d);
   add_out_dir_option(d);
   add_format_option(d, formats);
@@ -40,9 +42,10 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   validate(o.workload);
   if (auto t = a.opt_str("target")) o.target = *t;
   o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
+  o.engine = read_engine(a);
   std::vector<ModelSpec> models;
   for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
-  const Profile p = load_profile(o.target, "--target");
+  const Profile p = read_profile_flag(a, "target", o.target);
   const Report r = compare_report(o, models, p);
   auto make = [&] {
     std::vector<PlotModel> pm;

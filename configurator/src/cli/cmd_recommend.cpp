@@ -96,6 +96,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
+  add_roofline_option(d);
   add_memory_fraction_option(d);
   add_out_dir_option(d);
   add_deployment_options(d, defaults.workload);
@@ -105,7 +106,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   const ParsedArgs a("recommend", d, args);
   const Format format = read_format(a, formats);
   const RecommendOptions o = read_recommend_options(a);
-  const Profile profile = load_profile(o.target, "--target");
+  const Profile profile = read_profile_flag(a, "target", o.target);
   const Recommendation r = recommend(o, profile);
   const Report rep = recommend_report(r);
   auto make = [&r] { return recommend_plots(r); };

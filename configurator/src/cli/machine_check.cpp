@@ -70,6 +70,27 @@ std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift
          "x, stream " + fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
 
+std::optional<Profile> bench_reference(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev) {
+  if (a.has("profile") != (check != MachineCheckMode::off))
+    throw InputError(a.has("profile") ? "--profile" : "--check-machine", a.has("profile") ? a.str("profile") : "report",
+                     a.has("profile") ? "bench uses --profile only with --check-machine" : "bench --check-machine needs --profile");
+  if (!a.has("profile")) return std::nullopt;
+  Profile p = read_profile_flag(a, "profile", "");
+  require_machine_probe(p);
+  if ((p.kind == "cpu") == dev.cuda)
+    throw InputError("--profile", p.name, "is a " + p.kind + " profile: its probe says nothing about --device " + dev.label);
+  return p;
+}
+
+void refuse_machine_check(MachineCheckMode check, const std::string& input) {
+  if (check != MachineCheckMode::off)
+    throw InputError("--check-machine", input, "serving records are whole requests; the machine probe describes kernel records");
+}
+
+nlohmann::json record_check_json(const MachineCheck& c) {
+  return {{"gemm_ratio", c.drift.gemm_ratio}, {"stream_ratio", c.drift.stream_ratio}, {"corrected", c.corrected}};
+}
+
 Profile checked_profile(const Profile& p, const MachineCheck& c) { return c.corrected ? corrected_for(p, c.now) : p; }
 
 

@@ -177,7 +177,8 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
     return core + "is calibrated: " + profile.name + " fits " + (kda ? "KDA timings" : "mhacfg's linear-attention kernel") +
            " (linear_attention/prefill" + suffix + " and /decode" + suffix + ").";
   const std::string rest =
-      "; its projections and the softmax layers are " + std::string(profile.calibrated() ? "calibrated." : "the roofline too.");
+      "; its projections and the softmax layers are " +
+      (profile.calibrated() ? basis_text(profile.basis()) + "." : std::string("the roofline too."));
   if (prefill || decode) {
     const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
     return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +
@@ -194,6 +195,20 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   return core + "is the roofline of " + profile.name +
          "'s ceilings: the profile has no fit of it (calibrate --device cpu fits mhacfg's CPU kernel; calibrate --from, "
          "imported timings)" + rest;
+}
+
+std::string profile_basis_note(const Profile& p) {
+  const Basis b = p.basis();
+  switch (b.kind) {
+    case BasisKind::measured:
+      return "Times come from " + p.name + "'s models fitted to timings on the device (" + basis_text(b) + ").";
+    case BasisKind::transferred:
+      return "Times come from " + b.from + "'s fitted models scaled to " + p.name + "'s datasheet (" + basis_text(b) +
+             "); calibrate on the device for measured numbers.";
+    case BasisKind::roofline: break;
+  }
+  return "Times are the bare roofline of " + p.name +
+         "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.";
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {
@@ -217,13 +232,27 @@ std::string layer_pattern_text(const ModelSpec& m) {
 }
 
 nlohmann::json workload_json(const Workload& w) {
-  return {{"batch", w.batch},
-          {"prompt_len", w.prompt_len},
-          {"context", w.context},
-          {"kv_dtype", std::string(to_string(w.kv_dtype))},
-          {"weight_dtype", std::string(to_string(w.weight_dtype))},
-          {"tp", w.tp},
-          {"state_dtype", std::string(to_string(w.state_dtype))}};
+  nlohmann::json j = {{"batch", w.batch},
+                      {"prompt_len", w.prompt_len},
+                      {"context", w.context},
+                      {"kv_dtype", std::string(to_string(w.kv_dtype))},
+                      {"weight_dtype", std::string(to_string(w.weight_dtype))},
+                      {"tp", w.tp},
+                      {"state_dtype", std::string(to_string(w.state_dtype))}};
+  add_component_dtypes(j, w);
+  return j;
+}
+
+void add_component_dtypes(nlohmann::json& j, const Workload& w) {
+  if (w.attention_weight_dtype) j["attention_weight_dtype"] = std::string(to_string(*w.attention_weight_dtype));
+  if (w.ffn_weight_dtype) j["ffn_weight_dtype"] = std::string(to_string(*w.ffn_weight_dtype));
+}
+
+std::string weights_text(const Workload& w) {
+  std::string s(to_string(w.weight_dtype));
+  if (w.attention_weights() == w.weight_dtype && w.ffn_weights() == w.weight_dtype) return s;
+  return s + " (attention " + std::string(to_string(w.attention_weights())) + ", FFN " +
+         std::string(to_string(w.ffn_weights())) + ")";
 }
 
 namespace {
@@ -260,6 +289,19 @@ nlohmann::json counts_json(const ModelCounts& c) {
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
 }
 
+nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e) {
+  return {{"name", e.name},
+          {"source", e.source},
+          {"batch", s.batch},
+          {"decode_kernels_ms", s.decode_kernels_ms},
+          {"decode_other_ops_ms", s.decode_other_ops_ms},
+          {"decode_kernel_gaps_ms", s.decode_gaps_ms},
+          {"step_overhead_ms", s.step_overhead_ms},
+          {"prefill_kernels_ms", s.prefill_kernels_ms},
+          {"prefill_other_ms", s.prefill_other_ms},
+          {"request_overhead_ms", s.request_overhead_ms}};
+}
+
 nlohmann::json times_json(const ModelTimes& t, TimesDetail detail) {
   struct Field {
     const char* name;
@@ -286,6 +328,8 @@ nlohmann::json times_json(const ModelTimes& t, TimesDetail detail) {
   nlohmann::json j = nlohmann::json::object();
   for (const Field& f : fields)
     if (detail >= f.from) j[f.name] = t.*f.ms;
+  j["basis"] = basis_text(t.basis);
+  j["basis_detail"] = basis_json(t.basis);
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include "mhacfg/costmodel/embedded.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/transfer.hpp"
 
 namespace mhacfg {
 
@@ -19,23 +20,41 @@ std::vector<std::string> shipped_profile_names() {
   return names;
 }
 
-Profile load_profile(const std::string& name_or_path, const std::string& field) {
+nlohmann::json load_named_json(const std::string& name_or_path, const std::string& field,
+                               const std::vector<EmbeddedFile>& shipped, const std::string& what) {
   struct stat st {};
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  // A shipped name always means the shipped profile: a file of that name in the working directory
+  // A shipped name always means the shipped file: a file of that name in the working directory
   // (planted, or a report folder) must not silently replace it; ./NAME reads such a file. Another
   // bare name is a file when a regular file of that name is here.
-  const auto& shipped = embedded_device_profiles();
   const bool is_shipped = std::any_of(shipped.begin(), shipped.end(), [&](const auto& f) { return f.name == name_or_path; });
-  if (looks_like_path || (!is_shipped && ::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode))) {
-    const std::string text = read_file(name_or_path, field);
-    return profile_from_json(parse_json(text, field + " " + name_or_path), name_or_path);
+  if (looks_like_path || (!is_shipped && ::stat(name_or_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)))
+    return parse_json(read_file(name_or_path, field), field + " " + name_or_path);
+  std::vector<std::string> names;
+  for (const auto& f : shipped) {
+    if (f.name == name_or_path) return parse_json(std::string(f.content), field + " " + name_or_path);
+    names.emplace_back(f.name);
   }
-  for (const auto& f : embedded_device_profiles())
-    if (f.name == name_or_path)
-      return profile_from_json(parse_json(std::string(f.content), field + " " + name_or_path), name_or_path);
-  throw InputError(field, name_or_path, "unknown device profile" + suggestion_suffix(name_or_path, shipped_profile_names()));
+  throw InputError(field, name_or_path, "unknown " + what + suggestion_suffix(name_or_path, names));
+}
+
+namespace {
+
+Profile read_profile(const std::string& name_or_path, const std::string& field) {
+  return profile_from_json(load_named_json(name_or_path, field, embedded_device_profiles(), "device profile"),
+                           name_or_path);
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& name_or_path, const std::string& field, ProfileBasis basis) {
+  Profile p = read_profile(name_or_path, field);
+  if (basis == ProfileBasis::roofline) return as_roofline(std::move(p));
+  // A written-out transferred profile carries its scaled fits already.
+  if (!p.transfer || !p.ops.empty()) return p;
+  const Profile source = read_profile(p.transfer->from, field + " " + name_or_path + ": transfer.from");
+  return apply_transfer(std::move(p), source);
 }
 
 }  // namespace mhacfg

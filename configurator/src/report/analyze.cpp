@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -44,7 +45,7 @@ std::string heading(const ModelSpec& m, const Workload& w) {
   return m.name + " (" + m.family + "): d_model " + std::to_string(m.d_model) + ", " + layer_pattern_text(m) + ", " +
          attn + "; batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
          std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) + ", weights " +
-         std::string(to_string(w.weight_dtype)) + (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
+         weights_text(w) + (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
 }
 
 Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) {
@@ -173,27 +174,45 @@ void add_predictions(Report& r, const ModelSpec& m, const Workload& w, const Mod
   if (hybrid) {
     const std::string kind = linear_kind_text(m.linear.kind);
     tt.rows.insert(tt.rows.begin() + 2, {"prefill " + kind + " core", fmt_ms(t.prefill_linear_core_ms),
-                                         "of prefill attention; roofline unless calibrated"});
+                                         "of prefill attention; roofline unless fitted"});
     tt.rows.insert(tt.rows.begin() + 5, {"decode " + kind + " core", fmt_ms(t.decode_linear_core_ms),
-                                         "of decode attention; roofline unless calibrated"});
+                                         "of decode attention; roofline unless fitted"});
   }
   if (a.sparse()) {
-    const std::string note = t.indexer_roofline ? "the roofline: " + profile->name + " has no fit of the indexer" : "calibrated";
+    const std::string note = roofline_for(t.basis, "indexer/") ? "the roofline: " + profile->name + " has no fit of the indexer"
+                                                                : std::string(to_string(t.basis.kind));
     const auto at = [&](const std::string& q) {
       return std::find_if(tt.rows.begin(), tt.rows.end(), [&](const auto& row) { return row[0] == q; }) + 1;
     };
     tt.rows.insert(at("prefill attention"), {"prefill indexer", fmt_ms(t.prefill_indexer_ms), "of prefill attention; " + note});
     tt.rows.insert(at("decode attention"), {"decode indexer", fmt_ms(t.decode_indexer_ms), "of decode attention; " + note});
   }
-  if (w.tp > 1) tt.rows.push_back({"decode all-reduces", fmt_ms(t.decode_comm_ms), "ring, datasheet link bandwidth"});
+  if (t.decode_comm_ms > 0) tt.rows.push_back({"decode collectives", fmt_ms(t.decode_comm_ms), "NCCL-style latency + bus bandwidth per link tier"});
   r.tables.push_back(tt);
   if (hybrid) r.notes.push_back(linear_roofline_note(m, *profile));
   if (a.sparse()) r.notes.push_back(sparse_attention_note(m, *profile));
+  const std::vector<std::string> dtype_notes = gemm_dtype_notes(*profile, w);
+  if (!dtype_notes.empty()) predicted["dtype_notes"] = dtype_notes;
+  for (const std::string& n : dtype_notes) r.notes.push_back(n + ".");
   if (!fits)
     r.notes.push_back("Does not fit: weights " + fmt_bytes(weights_per_gpu) + " + KV cache " +
                       fmt_bytes(double(c.kv_cache.bytes_per_gpu)) + " per GPU exceed " + profile->name + "'s " +
                       fmt_bytes(double(profile->spec.memory_bytes)) +
                       "; the times above assume it did (more --tp, a smaller --batch or --context, or a narrower dtype).");
+}
+
+// An engine's view of the same workload: the first token of one request at the prompt, and a decode
+// step at the batch and context with the ops, gaps and host costs the kernels leave out.
+void add_served_times(Report& r, const ModelSpec& m, const Workload& w, const Profile& profile, const EngineModel& e) {
+  const ServingTimes s = predict_workload_served(m, w, Predictor(profile), e);
+  nlohmann::json& predicted = r.json["predicted"];
+  predicted["ttft_ms"] = s.ttft_ms;
+  predicted["tpot_ms"] = s.tpot_ms;
+  predicted["engine"] = serving_breakdown_json(s, e);
+  Table& tt = r.tables.back();
+  const std::string by = e.name == "none" ? "kernels only" : e.name;
+  tt.rows.push_back({"TTFT (" + by + ")", fmt_ms(s.ttft_ms), "one request's prompt, with the per-request cost"});
+  tt.rows.push_back({"TPOT (" + by + ")", fmt_ms(s.tpot_ms), "decode step at the batch: + other ops, kernel gaps, host"});
 }
 
 // The csv: every leaf of the JSON document as key (dotted path) and value.
@@ -211,7 +230,7 @@ void flatten_to_csv(Report& r) {
 
 }  // namespace
 
-Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile) {
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile, const EngineModel* engine) {
   const ModelCounts c = count_model(m, w);
   Report r;
   r.json = {{"schema_version", kSchemaVersion}, {"command", "analyze"}, {"model", model_json(m)},
@@ -221,6 +240,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   const bool hybrid = c.params.linear_attention > 0;
   r.tables = {params_table(m, w, c.params), kv_table(m, w, c.kv_cache, hybrid), flops_table(c), bytes_table(c, w, hybrid)};
   if (profile) add_predictions(r, m, w, c, profile);
+  if (profile && engine) add_served_times(r, m, w, *profile, *engine);
   flatten_to_csv(r);
   r.notes.push_back(
       "Conventions: FLOPs count matmuls only; causal prefill counts the exact unmasked query-key pairs (not the "

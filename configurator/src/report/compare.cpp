@@ -9,7 +9,7 @@
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/search/design.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -32,6 +32,7 @@ struct Column {
   std::string label;
   ModelCounts counts;
   ModelTimes times;
+  ServingTimes served;
   std::int64_t max_batch = 0;
   QualityRisk risk;
 };
@@ -52,6 +53,7 @@ std::vector<Column> columns(const CompareOptions& o, const std::vector<ModelSpec
       throw InputError(shown_value(c.label) + ": " + e.what());
     }
     c.times = predict_model(m, o.workload, pred);
+    c.served = predict_workload_served(m, o.workload, pred, o.engine);
     // A model without a cache (FFN blocks only) is not bounded by memory: it gets recommend's batch cap.
     const MemoryFit fit = fit_memory(m, o.workload, profile, o.memory_fraction);
     c.max_batch = fit.unbounded ? defaults::max_batch : fit.max_batch;
@@ -62,7 +64,7 @@ std::vector<Column> columns(const CompareOptions& o, const std::vector<ModelSpec
 }
 
 // One row per quantity, each model's value and its delta against the first.
-Table side_by_side(const std::vector<Column>& cols, const std::vector<ModelSpec>& models) {
+Table side_by_side(const std::vector<Column>& cols, const std::vector<ModelSpec>& models, const EngineModel& engine) {
   Table t;
   t.columns = {"quantity"};
   for (std::size_t i = 0; i < cols.size(); ++i) {
@@ -118,6 +120,10 @@ Table side_by_side(const std::vector<Column>& cols, const std::vector<ModelSpec>
   row("decode step", [](const Column& c) { return c.times.decode_step_ms; }, [](const Column& c) { return fmt_ms(c.times.decode_step_ms); });
   row("tokens/s at batch", [](const Column& c) { return c.times.tokens_per_s; },
       [](const Column& c) { return fmt_fixed(c.times.tokens_per_s, 0); });
+  if (engine.name != "none") {
+    row("TTFT (" + engine.name + ")", [](const Column& c) { return c.served.ttft_ms; }, [](const Column& c) { return fmt_ms(c.served.ttft_ms); });
+    row("TPOT (" + engine.name + ")", [](const Column& c) { return c.served.tpot_ms; }, [](const Column& c) { return fmt_ms(c.served.tpot_ms); });
+  }
   row("max batch", [](const Column& c) { return double(c.max_batch); }, [](const Column& c) { return std::to_string(c.max_batch); });
   row("quality risk", [](const Column&) { return std::nan(""); }, [](const Column& c) { return std::string(to_string(c.risk.level)); });
   return t;
@@ -131,6 +137,9 @@ nlohmann::json compare_json(const CompareOptions& o, const std::vector<Column>& 
     nlohmann::json j = {{"label", c.label}, {"model", model_json(models[i])}};
     j.update(counts_json(c.counts));
     j["predicted"] = times_json(c.times, TimesDetail::summary);
+    j["predicted"]["ttft_ms"] = c.served.ttft_ms;
+    j["predicted"]["tpot_ms"] = c.served.tpot_ms;
+    j["predicted"]["engine"] = serving_breakdown_json(c.served, o.engine);
     j["predicted"]["basis"] = time_basis(c.times);
     j["predicted"]["extrapolated"] = c.times.extrapolated;
     j["max_batch"] = c.max_batch;
@@ -169,6 +178,7 @@ void add_notes(Report& r, const CompareOptions& o, const std::vector<ModelSpec>&
     noted.push_back(&x);
     r.notes.push_back(sparse_attention_note(m, profile));
   }
+  for (const std::string& n : gemm_dtype_notes(profile, o.workload)) r.notes.push_back(n + ".");
   r.notes.push_back("Deltas are relative to the first model. Max batch: sequences of `context` tokens whose KV fits beside "
                     "the weights in " + fmt_fixed(o.memory_fraction * 100, 0) + " % of " + profile.name + "'s memory per GPU.");
 }
@@ -179,11 +189,11 @@ Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& mod
   const std::vector<Column> cols = columns(o, models, profile);
   Report r;
   const Workload& w = o.workload;
-  r.heading = "Compare on " + profile.name + " (" + (profile.calibrated() ? "calibrated" : "uncalibrated roofline") +
+  r.heading = "Compare on " + profile.name + " (" + basis_text(profile.basis()) +
               "): batch " + std::to_string(w.batch) + ", prompt " + std::to_string(w.prompt_len) + ", context " +
               std::to_string(w.context) + ", KV " + std::string(to_string(w.kv_dtype)) +
               (w.tp > 1 ? ", tp " + std::to_string(w.tp) : "");
-  r.tables.push_back(side_by_side(cols, models));
+  r.tables.push_back(side_by_side(cols, models, o.engine));
   r.csv = r.tables.back();
   r.json = compare_json(o, cols, models, profile);
   add_notes(r, o, models, profile);

@@ -6,7 +6,7 @@
 
 #include "mhacfg/configurator/search/design.hpp"
 #include "mhacfg/configurator/common/defaults.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/configurator/search/quality.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -15,7 +15,7 @@ namespace mhacfg {
 
 namespace {
 
-std::string basis(const Profile& p) { return p.calibrated() ? "calibrated on " + p.name : "uncalibrated roofline of " + p.name; }
+std::string basis(const Profile& p) { return p.name + ", " + basis_text(p.basis()); }
 
 const char* risk_marker(RiskLevel r) {
   switch (r) {
@@ -43,7 +43,7 @@ SvgPlot kv_vs_context_plot(const std::vector<PlotModel>& models, const Workload&
     s.name = models[i].label;
     s.highlight = models[i].highlight;
     s.markers = false;
-    const double weights = served_weight_bytes_per_gpu(count_params(models[i].spec), w.weight_dtype, w.tp);
+    const double weights = served_weight_bytes_per_gpu(count_params(models[i].spec), w);
     for (std::int64_t ctx = 1024; ctx <= top; ctx *= 2) {
       Workload x = w;
       x.context = ctx;
@@ -210,7 +210,7 @@ SvgPlot roofline_plot(const Profile& p, const std::vector<PlotModel>& models, co
     }
     const GemmShape qkv{w.batch, m.spec.attention.num_q_heads * m.spec.attention.head_dim * (m.spec.attention.output_gate ? 2 : 1),
                         m.spec.d_model};
-    add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.weight_dtype)), pred.gemm(qkv, w.weight_dtype).time_ms);
+    add("Q proj (decode)", double(gemm_flops(qkv)), double(gemm_bytes(qkv, w.attention_weights())), pred.gemm(qkv, w.attention_weights()).time_ms);
     plot.series.push_back(std::move(s));
   }
   plot.note = "Peak " + fmt_si(peak, "FLOP/s") + ", bandwidth " + fmt_si(bw, "B/s") +

@@ -11,7 +11,7 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
   std::vector<std::string> variants;
   for (auto v : o.variants) variants.emplace_back(to_string(v));
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"params", opt(o.params)}, {"d_model", opt(o.d_model)}, {"layers", opt(o.layers)}, {"seq", o.workload.context},
+  nlohmann::json j = {{"params", opt(o.params)}, {"d_model", opt(o.d_model)}, {"layers", opt(o.layers)}, {"seq", o.workload.context},
           {"target", o.target}, {"batch", opt(o.batch)}, {"tp", o.workload.tp},
           {"kv_dtype", std::string(to_string(o.workload.kv_dtype))}, {"weight_dtype", std::string(to_string(o.workload.weight_dtype))},
           {"state_dtype", std::string(to_string(o.workload.state_dtype))},
@@ -20,6 +20,8 @@ nlohmann::json inputs_json(const RecommendOptions& o) {
           {"model", o.base ? nlohmann::json(o.base->name) : nlohmann::json(nullptr)},
           {"index_topk", o.index_topk}, {"sliding_window", opt(o.layer_pattern.sliding_window)},
           {"attention_chunk", opt(o.layer_pattern.attention_chunk)}, {"global_every", opt(o.layer_pattern.global_every)}};
+  add_component_dtypes(j, o.workload);
+  return j;
 }
 
 
@@ -238,10 +240,8 @@ void add_explanations(Report& rep, const Recommendation& r) {
 void add_notes(Report& rep, const Recommendation& r) {
   const RecommendOptions& o = r.options;
   rep.notes.push_back("Shape: " + r.shape.rule + ".");
-  rep.notes.push_back(r.profile.calibrated()
-                          ? "Times come from " + r.profile.name + "'s calibrated model (" + r.profile.source + ")."
-                          : "Times are the uncalibrated roofline of " + r.profile.name +
-                                "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.");
+  rep.notes.push_back(profile_basis_note(r.profile));
+  for (const std::string& n : gemm_dtype_notes(r.profile, o.workload)) rep.notes.push_back(n + ".");
   if (o.base && o.base->num_linear_layers() > 0)
     rep.notes.push_back(linear_roofline_note(*o.base, r.profile));
   if (o.base && o.base->attention.sparse())
@@ -255,7 +255,7 @@ void add_notes(Report& rep, const Recommendation& r) {
 }  // namespace
 
 Report recommend_report(const Recommendation& r) {
-  const std::string basis = r.profile.calibrated() ? "calibrated" : "uncalibrated roofline";
+  const std::string basis = basis_text(r.profile.basis());
   Report rep;
   rep.json = recommend_json(r, basis);
   rep.heading = heading(r, basis);

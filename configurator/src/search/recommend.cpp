@@ -8,7 +8,7 @@
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "recommend_internal.hpp"
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg {

@@ -146,7 +146,8 @@ void comparisons(const Recommendation& r, const std::vector<Candidate>& feasible
                     pct(c.at_batch.tokens_per_s / dense->at_batch.tokens_per_s) + " tokens/s, " +
                     pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
                     fmt_ms(c.single.decode_indexer_ms) + " of it, " +
-                    (c.single.indexer_roofline ? "its roofline: " + r.profile.name + " has no fit of the indexer" : "calibrated") + ").");
+                    (roofline_for(c.single.basis, "indexer/") ? "its roofline: " + r.profile.name + " has no fit of the indexer"
+                                                              : std::string(to_string(c.single.basis.kind))) + ").");
 }
 
 // What it gives up: the leanest KV and the fastest single-stream decode among the feasible ("" when

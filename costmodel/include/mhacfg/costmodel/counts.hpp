@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
@@ -26,6 +27,14 @@ struct Workload {
   std::int64_t pp = 1;        // pipeline stages, layers split evenly
   bool dp_attention = false;  // attention data parallel across the tp ranks
   std::int64_t nodes = 0;     // nodes the replica spans; 0: as few as the profile's GPUs per node allow
+  // Per-component weight dtypes (docs/cost-model.md "Dtypes"), unset: weight_dtype. Attention: the
+  // softmax- and linear-attention projections (with MLA's and the indexers'); FFN: dense FFNs and the
+  // shared and routed experts. The rest (embedding, LM head, routers, norms) stays in weight_dtype.
+  std::optional<DType> attention_weight_dtype = std::nullopt;
+  std::optional<DType> ffn_weight_dtype = std::nullopt;
+
+  DType attention_weights() const { return attention_weight_dtype.value_or(weight_dtype); }
+  DType ffn_weights() const { return ffn_weight_dtype.value_or(weight_dtype); }
 
   // The same deployment at another batch or tensor-parallel degree: a workload is built once from
   // the options and derived, never re-assembled field by field.
@@ -59,6 +68,7 @@ struct ParamCounts {
   std::int64_t linear_attention_per_layer = 0;
   std::int64_t ffn = 0;        // dense FFNs and experts, all layers
   std::int64_t router = 0;
+  std::int64_t routed_experts = 0;  // of ffn: the routed experts, all MoE layers (split by ep when ep > 1)
   std::int64_t norms = 0;      // per-layer and final norms
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
@@ -77,8 +87,17 @@ struct ParamCounts {
 // projections split over min(tp, kv_heads), the rest split evenly; the main model, plus a multimodal
 // checkpoint's vision encoder (loaded to serve images). DeepSeek-V3's and GLM-4.5's MTP modules are left
 // out: engines load them only for speculative decoding.
+// Each component in its dtype (Workload::attention_weights, ffn_weights, weight_dtype) with its
+// quantisation scales (storage_bits_per_element). Under the workload's other parallelism: with ep > 1
+// the routed experts are split over ep GPUs (whole experts, not tp slices); with dp_attention every GPU
+// holds the attention whole (its own requests' attention); with pp each stage holds 1/pp of the layers
+// (embedding and LM head counted as an even share: the first and last stages hold them).
+double served_weight_bytes_per_gpu(const ParamCounts& p, const Workload& w);
+// Every weight in `weight_dtype`, tp only.
 double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std::int64_t tp);
 
+// Counts in bytes include the quantisation scales a dtype stores per block (stored_bytes): an int4,
+// nvfp4 or mxfp4 cache's and weights' block scales; per-tensor scales (fp8) are not counted.
 struct KvCacheCounts {
   DType dtype = DType::bf16;
   std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent; + indexer key where it has an indexer)

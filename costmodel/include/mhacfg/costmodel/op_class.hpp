@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "mhacfg/costmodel/dtype.hpp"
+
 namespace mhacfg {
 
 class JsonFields;
@@ -32,13 +34,20 @@ struct OpClass {
   OpKind op = OpKind::attention;
   Phase phase = Phase::prefill;  // unused by ops without phases (gemm)
   OpVariant variant = OpVariant::none;
+  // Ops whose kernels differ by dtype (op types with dtype_keyed, the GEMM) fit a class per storage
+  // dtype narrower than 16 bits ("gemm/fp8", "gemm/nvfp4"); the 16- and 32-bit ones share the plain class.
+  DType dtype = DType::bf16;
 
-  // "<op>[/<phase>][/<variant>]", e.g. "attention/decode/mla"; "gemm".
+  // "<op>[/<phase>][/<variant>][/<dtype>]", e.g. "attention/decode/mla"; "gemm"; "gemm/fp8".
   std::string to_string() const;
   // The class a record or a profile may hold (the op's phases and the one variant it fits); nullopt
   // for any other text.
   static std::optional<OpClass> parse(std::string_view text);
 };
+
+// Whether op kind `k` keys its classes by a narrow dtype, and whether `t` is one such dtype.
+bool dtype_keyed(OpKind k);
+bool keyed_dtype(DType t);
 
 // Whether `c` is a class that records and profiles hold: OpClass::parse accepts it.
 bool is_op_class(const std::string& c);

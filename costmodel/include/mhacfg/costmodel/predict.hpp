@@ -19,8 +19,9 @@ RangePoint range_point(const OpFeatures& f);
 
 struct Prediction {
   double time_ms = 0;
-  bool calibrated = false;    // from a fitted op class (else: the uncalibrated roofline)
+  Basis basis;                // measured or transferred fit, or the roofline (naming its op class)
   bool extrapolated = false;  // outside the calibrated range of its op class
+  double launches = 0;        // kernels launched (1 per op; a sum over a layer or a model)
 };
 
 class Predictor {
@@ -48,6 +49,9 @@ class Predictor {
 
  private:
   Prediction predict(const std::string& op_class, const OpFeatures& f, const RangePoint& point, DType dtype) const;
+  // With `fit` (nullptr: the roofline) for the class `op_class` names.
+  Prediction predict(const std::string& op_class, const OpFit* fit, const OpFeatures& f, const RangePoint& point,
+                     DType dtype) const;
   const Profile& profile_;
   double working_set_ = 0;
 };
@@ -68,23 +72,34 @@ struct ModelTimes {
   double decode_attention_ms = 0;   // core + projections
   double decode_ffn_ms = 0;
   double decode_lm_head_ms = 0;
-  double decode_comm_ms = 0;        // TP all-reduces (datasheet link bandwidth)
+  double decode_comm_ms = 0;        // TP all-reduces (comm.hpp: NCCL-style latency + bus bandwidth per tier)
   double decode_step_ms = 0;
   double tokens_per_s = 0;          // batch / decode step
-  bool calibrated = true;           // every op came from a fitted class
+  double prefill_launches = 0;      // kernels (and collectives) one prefill launches, all layers
+  double decode_launches = 0;       // the same for one decode step
   bool extrapolated = false;        // some op lay outside its calibrated range
-  // Every op came from a fitted class but linear attention's core (only CPU profiles fit it: there is
-  // no CUDA kernel for it yet) or a sparse model's indexer (likewise): then only those
-  // are the roofline, and these say which.
-  bool calibrated_but_roofline_cores = true;
-  bool linear_core_roofline = false;
-  bool indexer_roofline = false;
+  // The worst basis of its ops; roofline_ops names the op classes the profile has no fit of (linear
+  // attention's core and a sparse model's indexer: only CPU profiles measure them, no CUDA kernel yet).
+  Basis basis;
 };
 
-// "calibrated", "calibrated, linear attention roofline", "calibrated, indexer roofline" or "uncalibrated
-// roofline", from both times' flags (a candidate's at its batch and for one sequence, or one model's).
+// What the GEMM rates of the workload's weight dtypes on `profile` rest on, one sentence per dtype
+// that is not its own fit or its own datasheet peak (empty: nothing to say). The text
+// output's notes and JSON's predicted.dtype_notes.
+std::vector<std::string> gemm_dtype_notes(const Profile& profile, const Workload& w);
+
+// What the GEMM rates of the workload's weight dtypes on `profile` rest on, one sentence per dtype
+// that is not its own fit or its own datasheet peak (empty: nothing to say). The text
+// output's notes and JSON's predicted.dtype_notes.
+std::vector<std::string> gemm_dtype_notes(const Profile& profile, const Workload& w);
+
+// basis_text of both times' combined basis (a candidate's at its batch and for one sequence, or one
+// model's): "measured, expected error ~5 % median, 13 % p90", "transferred from h200-sxm-cudnn, ...",
+// "roofline", with "; roofline for indexer/decode" where some op classes fell back and "; gemm/fp8
+// from the 16-bit GEMM fit" where a narrow dtype's rate was transferred.
 std::string time_basis(const ModelTimes& a, const ModelTimes& b);
 inline std::string time_basis(const ModelTimes& t) { return time_basis(t, t); }
+inline Basis time_basis_of(const ModelTimes& a, const ModelTimes& b) { return combine(a.basis, b.basis); }
 
 ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor& p);
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhacfg/costmodel/basis.hpp"
+#include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
@@ -22,9 +24,24 @@ inline constexpr const char* kProfileSchemaVersion = "1.0";
 struct SpecCeilings {
   std::int64_t memory_bytes = 0;
   double mem_bw_bytes_per_s = 0;
-  std::map<std::string, double> peak_flop_per_s;  // dense matmul rate by input dtype: bf16, fp16, fp8, fp32
+  std::map<std::string, double> peak_flop_per_s;  // dense matmul rate by input dtype: bf16, fp16, fp8, fp32,
+                                                  // int8, nvfp4, mxfp4
   double interconnect_bw_bytes_per_s = 0;         // per GPU per direction (NVLink, PCIe); 0 = unknown
   std::int64_t compute_units = 0;                 // SMs or cores
+  std::int64_t l2_bytes = 0;                      // last-level on-chip cache; 0 = unknown
+  // The links collectives cross (spec.interconnect); without that object, one intra-node tier of
+  // interconnect_bw_bytes_per_s. interconnect_declared: the profile had the object.
+  Interconnect interconnect;
+  bool interconnect_declared = false;
+};
+
+// A datasheet profile's fits taken from a measured profile and scaled by the two datasheets
+// (transfer.hpp), with the error such a transfer was measured to have.
+struct Transfer {
+  std::string from;               // the measured profile's name
+  double expected_median_ape = 0;
+  double expected_p90_ape = 0;
+  std::string expected_how;       // how those figures were obtained
 };
 
 // What the device's fast attention kernels support (the recommender rejects or penalises the rest).
@@ -70,13 +87,22 @@ struct Profile {
   // The reference probe measured with the fits (calibrate --device); absent in datasheet profiles and
   // fits of imported timings. --check-machine compares the machine against it.
   std::optional<MachineProbe> machine_probe;
+  // Set on a datasheet profile whose fits come from another profile; its fits are filled in when it
+  // is loaded (transfer.hpp), unless the bare roofline was asked for.
+  std::optional<Transfer> transfer;
 
   CpuKernelFacts cpu_facts() const { return cpu_kernel_facts.value_or(CpuKernelFacts{}); }
 
   bool calibrated() const { return !ops.empty(); }
-  // The dtype's peak; when it is not listed, bf16's, fp16's, then fp32's (a CPU profile lists fp32 only:
-  // its kernels widen bf16 to fp32), then the lowest listed.
+  // What its fitted ops stand on: measured (expected error from its first held-out validation),
+  // transferred (the transfer's), or roofline when it has no fits.
+  Basis basis() const;
+  // The dtype's peak; when it is not listed, the nearest wider one's: fp8's for nvfp4 and mxfp4, then
+  // bf16's, fp16's, fp32's (a CPU profile lists fp32 only: its kernels widen bf16 to fp32), then the
+  // lowest listed.
   double peak_flop_per_s(DType compute) const;
+  // The key of spec.peak_flop_per_s that peak_flop_per_s(compute) reads ("" when none is listed).
+  std::string peak_dtype(DType compute) const;
 };
 
 // Throws InputError naming `where` and the field.

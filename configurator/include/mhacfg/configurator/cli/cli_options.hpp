@@ -12,8 +12,10 @@
 #include <boost/program_options.hpp>
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
+#include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 
 namespace mhacfg {
 
@@ -64,9 +66,30 @@ void check_distinct_files(const std::vector<FlagPath>& inputs, const std::vector
 
 // --out-dir: with --format markdown, the folder for report.md and its plots.
 void add_out_dir_option(po::options_description& d);
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_commas(const std::string& text);
+// The current time as ISO 8601 UTC ("2026-12-02T07:00:00Z"), for provenance.
+std::string utc_now();
+
+// --engine: the serving engine whose costs beyond the kernels the times include (kDefaultEngine).
+void add_engine_option(po::options_description& d);
+EngineModel read_engine(const ParsedArgs& a);
+
+// --roofline: predict with the profile's bare datasheet roofline instead of its fitted or
+// transferred models.
+void add_roofline_option(po::options_description& d);
+// The profile named by `flag` (a value of `a`, or `fallback` when absent), as --roofline asks.
+Profile read_profile_flag(const ParsedArgs& a, const std::string& flag, const std::string& fallback);
 // --memory-fraction: the share of device memory that holds the weights and the KV cache.
 void add_memory_fraction_option(po::options_description& d);
 double read_memory_fraction(const ParsedArgs& a, double fraction);
+
+// Serving records (validate, predict, calibrate --from): --engine NAME|FILE for every record, --profile
+// is the command's own, and --set KEY=VALUE (repeatable) fills a field the records lack (SGLang's
+// output names no model or GPU; vLLM's names no GPU unless --metadata did).
+void add_serving_record_options(po::options_description& d);
+// --set's fields as a JSON object: digits become integers, true/false booleans, the rest strings.
+nlohmann::json read_serving_defaults(const ParsedArgs& a);
 
 // --out-dir's folder, "" when not given; an empty value given is an InputError (it was ignored).
 std::string read_out_dir(const ParsedArgs& a);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhacfg/configurator/calibrate/device_bench.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/profile.hpp"
@@ -41,6 +42,13 @@ MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineChe
 // The note calibrate --device prints about the probe it stored (`after_before`: the last probe against
 // the first).
 std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift& after_before);
+// bench: --profile P with --check-machine, loaded and checked to store a probe and to be of dev's kind
+// (cpu or gpu); none without the flag (--profile alone, or the flag alone, is an InputError).
+std::optional<Profile> bench_reference(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev);
+// Serving records (whole requests) have no kernel the probe could describe: an InputError when asked.
+void refuse_machine_check(MachineCheckMode check, const std::string& input);
+// What predict adds to each record: the ratios and whether they were applied.
+nlohmann::json record_check_json(const MachineCheck& c);
 // The profile the command predicts with: corrected for the check's drift when it corrects.
 Profile checked_profile(const Profile& p, const MachineCheck& c);
 

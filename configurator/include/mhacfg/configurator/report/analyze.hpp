@@ -12,7 +12,10 @@
 namespace mhacfg {
 
 struct Profile;
+struct EngineModel;
 
-Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile);
+// With a profile, the predicted kernel times and, with an engine (its costs beyond the kernels), the
+// served times: TTFT of one request at the prompt, TPOT at the batch and context.
+Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* profile, const EngineModel* engine = nullptr);
 
 }  // namespace mhacfg

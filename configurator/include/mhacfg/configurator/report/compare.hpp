@@ -9,6 +9,7 @@
 #include "mhacfg/configurator/report/report.hpp"
 #include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/profile.hpp"
+#include "mhacfg/costmodel/serving.hpp"
 
 namespace mhacfg {
 
@@ -17,6 +18,7 @@ struct CompareOptions {
   Workload workload;
   std::string target = defaults::target;
   double memory_fraction = defaults::memory_fraction;
+  EngineModel engine;  // adds each model's served TTFT and TPOT unless it is `none` (kernels only)
 };
 
 Report compare_report(const CompareOptions& o, const std::vector<ModelSpec>& models, const Profile& profile);

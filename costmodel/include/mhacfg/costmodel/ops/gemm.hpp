@@ -22,7 +22,9 @@ struct GemmShape {
   std::int64_t k = 1;
 };
 std::int64_t gemm_flops(const GemmShape& g);  // 2 * m * n * k
-std::int64_t gemm_bytes(const GemmShape& g, DType dtype);  // A and B read, C written, once each
+// A and B read, C written, once each: B (the weights) stored in `dtype` with its scales, A in the
+// dtype the GEMM computes in (compute_dtype), C in gemm_output_dtype.
+std::int64_t gemm_bytes(const GemmShape& g, DType dtype);
 
 // GEMMs with at most facts.skinny_gemm_rows rows run mhacfg's CPU skinny kernel, which streams B
 // through register blocks of rows in place instead of packing it for a blocked GEMM.
@@ -36,10 +38,17 @@ struct GemmOp {
   static constexpr OpVariant fitted_variant = OpVariant::none;
   static constexpr DType default_dtype = DType::bf16;
   static constexpr std::string_view only_default_dtype = "";
+  static constexpr bool dtype_keyed = true;  // fp8, fp4 and int4 GEMMs run kernels of their own
 
   GemmShape shape;
 
   OpClass op_class() const { return {kind, Phase::prefill, OpVariant::none}; }
+  // The class of this GEMM with weights stored in `dtype` ("gemm/fp8"; "gemm" for 16 and 32 bits).
+  OpClass op_class(DType dtype) const {
+    OpClass c = op_class();
+    if (keyed_dtype(dtype)) c.dtype = dtype;
+    return c;
+  }
   OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   static GemmOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;

@@ -1,4 +1,4 @@
-#include "mhacfg/configurator/search/memory_fit.hpp"
+#include "mhacfg/costmodel/memory_fit.hpp"
 
 #include <algorithm>
 
@@ -9,7 +9,7 @@ std::int64_t MemoryFit::batch_within(std::int64_t cap) const { return unbounded 
 MemoryFit fit_memory(const ModelSpec& m, const Workload& w, const Profile& p, double fraction) {
   MemoryFit f;
   f.budget_bytes = double(p.spec.memory_bytes) * fraction;
-  f.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(m), w.weight_dtype, w.tp);
+  f.weights_bytes_per_gpu = served_weight_bytes_per_gpu(count_params(m), w);
   f.one_sequence = count_kv_cache(m, w.with_batch(1));
   f.kv_bytes_per_seq_per_gpu = double(f.one_sequence.bytes_per_gpu);
   const double room = f.budget_bytes - f.weights_bytes_per_gpu;
