@@ -264,6 +264,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
       throw InputError(f.name("source"), "\"" + p.source + "\"", "a profile with transfer must have source \"datasheet\"");
   }
   if (f.has("cpu_kernel_facts")) p.cpu_kernel_facts = cpu_kernel_facts_from_json(f.at("cpu_kernel_facts"), f.name("cpu_kernel_facts"));
+  if (f.has("machine_probe")) p.machine_probe = machine_probe_from_json(f.at("machine_probe"), f.name("machine_probe"));
   return p;
 }
 
@@ -303,6 +304,7 @@ nlohmann::json profile_to_json(const Profile& p) {
   j["measured"] = p.measured;
   if (p.transfer) j["transfer"] = transfer_to_json(*p.transfer);
   if (p.cpu_kernel_facts) j["cpu_kernel_facts"] = cpu_kernel_facts_to_json(*p.cpu_kernel_facts);
+  if (p.machine_probe) j["machine_probe"] = machine_probe_to_json(*p.machine_probe);
   return j;
 }
 

@@ -58,6 +58,10 @@ check(sorted(facts) == ["decode_small_rows", "indexer_key_tile", "indexer_tile_r
 
 
 check(p["source"] == "measured" and p["kind"] == "cpu", "a measured CPU profile")
+# The machine probe stored for --check-machine: 40 rounds before and 40 after the grid, one every 50 timings between.
+probe = p.get("machine_probe", {})
+check(probe.get("rounds", 0) > 80 and probe.get("gemm_flop_per_s", 0) > 0 and probe.get("stream_bytes_per_s", 0) > 0,
+      "the profile stores its machine probe: %s" % {k: probe.get(k) for k in ("gemm_flop_per_s", "stream_bytes_per_s", "rounds")})
 check(set(p["ops"]) == {"attention/prefill", "attention/decode", "attention/decode/mla", "gemm",
                         "linear_attention/prefill", "linear_attention/decode", "indexer/prefill", "indexer/decode"},
       "every op class fitted")

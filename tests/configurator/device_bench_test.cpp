@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -165,8 +166,22 @@ TEST_CASE("the backends through their interface", "[device]") {
   const mhacfg::kernels::Measurement one = cpu->measure(gemm, o);
   CHECK(one.statistic == "min");
   CHECK(one.time_ms > 0);
+  // The machine probe: every round measured, the median between the slowest and fastest round.
+  const mhacfg::MachineProbe probe = cpu->probe(o, 0);
+  CHECK(probe.rounds() == 40);
+  CHECK(probe.stream_rounds_bytes_per_s.size() == 40);
+  for (std::size_t i = 0; i < probe.rounds(); ++i) {
+    CHECK(probe.gemm_rounds_flop_per_s[i] > 0);
+    CHECK(probe.stream_rounds_bytes_per_s[i] > 0);
+  }
+  CHECK(probe.gemm_flop_per_s() >= *std::min_element(probe.gemm_rounds_flop_per_s.begin(), probe.gemm_rounds_flop_per_s.end()));
+  CHECK(probe.gemm_flop_per_s() <= *std::max_element(probe.gemm_rounds_flop_per_s.begin(), probe.gemm_rounds_flop_per_s.end()));
+  CHECK(probe.measured_at.size() == 20);  // 2026-12-02T05:00:00Z
+  CHECK(probe.what.find("512^3") != std::string::npos);
+  CHECK(cpu->probe(o, 1).rounds() == 1);  // one round, as calibrate spreads them between its records
   // Errors raised inside the plugin reach the program with their types (the CLI's exit codes).
   o.threads = 0;
+  CHECK_THROWS_WITH(cpu->probe(o, 0), "threads = 0: must be at least 1");
   CHECK_THROWS_AS(cpu->measure_rounds({gemm}, o, {}), mhacfg::InputError);
   CHECK_THROWS_WITH(cpu->ceilings(o), "threads = 0: must be at least 1");
   CHECK(mhacfg::kernels::load_backend("no-such-backend") == nullptr);
@@ -191,4 +206,63 @@ TEST_CASE("the CLI binary links no kernel, harness or device library", "[device]
   INFO(libs);
   CHECK(libs.find("libstdc++") != std::string::npos);  // ldd did list the libraries
   for (const char* lib : {"libcuda", "libcublas", "libbenchmark", "libgomp"}) CHECK(libs.find(lib) == std::string::npos);
+}
+
+// --check-machine with a profile that stores a probe: the probe runs on the CPU plugin; report leaves
+// every prediction as it was, correct scales them (by ratios measured now: no timing is asserted).
+TEST_CASE("predict and validate --check-machine probe the machine and report its drift", "[device][cli]") {
+  nlohmann::json prof = nlohmann::json::parse(slurp(std::string(MHACFG_SOURCE_DIR) + "/profiles/cpu-epyc-2vcpu.json"));
+  prof["machine_probe"] = {{"gemm_flop_per_s", 1e11}, {"stream_bytes_per_s", 1e10}, {"measured_at", "2026-12-02T05:00:00Z"}};
+  const std::string profile = write("probe-profile.json", prof.dump());
+  const std::string shapes = std::string(MHACFG_FIXTURES_DIR) + "/cpu-holdout-shapes.jsonl";
+  const CliResult plain = run({"predict", "--profile", profile, "--in", shapes});
+  const CliResult report = run({"predict", "--profile", profile, "--in", shapes, "--check-machine"});
+  const CliResult fixed = run({"predict", "--profile", profile, "--in", shapes, "--check-machine=correct"});
+  REQUIRE(plain.code == 0);
+  REQUIRE(report.code == 0);
+  REQUIRE(fixed.code == 0);
+  CHECK(report.err.rfind("Machine check against cpu-epyc-2vcpu's probe of 2026-12-02T05:00:00Z (measured now): GEMM ", 0) == 0);
+  CHECK(report.err.find("predictions not corrected") != std::string::npos);
+  CHECK(fixed.err.find("predictions corrected (compute rates x ") != std::string::npos);
+  std::istringstream a(plain.out), b(report.out), c(fixed.out);
+  std::string la, lb, lc;
+  int lines = 0;
+  while (std::getline(a, la) && std::getline(b, lb) && std::getline(c, lc)) {
+    const auto ja = nlohmann::json::parse(la), jb = nlohmann::json::parse(lb), jc = nlohmann::json::parse(lc);
+    CHECK(jb["predicted_ms"] == ja["predicted_ms"]);
+    CHECK(jb["machine_check"]["corrected"] == false);
+    CHECK(jc["machine_check"]["corrected"] == true);
+    CHECK(jc["machine_check"]["gemm_ratio"].get<double>() > 0);
+    CHECK(jc["predicted_ms"].get<double>() > 0);
+    ++lines;
+  }
+  CHECK(lines == 19);
+  const std::string measured = write("probe-timed.jsonl", R"({"op": "gemm", "m": 64, "n": 1536, "k": 1024, "dtype": "fp32", "time_ms": 1.9})"
+                                                         "\n");
+  const CliResult v = run({"validate", "--profile", profile, "--in", measured, "--check-machine=correct", "--format", "json"});
+  REQUIRE(v.code == 0);
+  const auto vj = nlohmann::json::parse(v.out);
+  CHECK(vj["machine_check"]["corrected"] == true);
+  CHECK(vj["machine_check"]["probe_source"] == "measured now");
+  CHECK(vj["machine_check"]["profile_probe"]["gemm_flop_per_s"] == 1e11);
+}
+
+TEST_CASE("bench --check-machine writes its probe into each record and validate uses it", "[device][cli]") {
+  nlohmann::json prof = nlohmann::json::parse(slurp(std::string(MHACFG_SOURCE_DIR) + "/profiles/cpu-epyc-2vcpu.json"));
+  prof["machine_probe"] = {{"gemm_flop_per_s", 1e11}, {"stream_bytes_per_s", 1e10}};
+  const std::string profile = write("probe-profile.json", prof.dump());
+  const std::string in = write("probe-shape.jsonl", R"({"op": "gemm", "m": 4, "n": 64, "k": 64, "dtype": "fp32"})"
+                                                     "\n");
+  const std::string out = scratch("probe-measured.jsonl");
+  const CliResult b = run({"bench", "--in", in, "--out", out, "--repetitions", "2", "--profile", profile, "--check-machine"});
+  INFO(b.err);
+  REQUIRE(b.code == 0);
+  CHECK(b.err.find("(measured before, between and after these records)") != std::string::npos);
+  const auto rec = nlohmann::json::parse(slurp(out));
+  CHECK(rec["machine_probe"]["rounds"] >= 81);  // 40 before, 40 after the records, one per 50 timings between
+  const CliResult v = run({"validate", "--profile", profile, "--in", out, "--check-machine=correct", "--format", "json"});
+  REQUIRE(v.code == 0);
+  const auto vj = nlohmann::json::parse(v.out);
+  CHECK(vj["machine_check"]["probe_source"] == "measured with the records by bench --check-machine");
+  CHECK(vj["machine_check"]["gemm_ratio"].get<double>() == Approx(rec["machine_probe"]["gemm_flop_per_s"].get<double>() / 1e11));
 }

@@ -155,7 +155,8 @@ Report validation_report(const Profile& profile, const std::string& input, const
                         fmt_fixed(e.same_sign * 100, 0) + " % of the records (median " + fmt_fixed(e.median_error * 100, 1) +
                         " %): a shift this uniform usually means the machine ran " +
                         (e.median_error < 0 ? "slower" : "faster") + " than when the profile was measured; re-measure after a minute idle, "
-                        "or measure held-out shapes in the calibration's own rounds (calibrate --holdout).");
+                        "measure held-out shapes in the calibration's own rounds (calibrate --holdout), "
+                        "or see how far the machine moved (--check-machine; =correct scales the predictions).");
   return r;
 }
 

@@ -62,6 +62,10 @@ kernels::Ceilings measure_ceilings(const DeviceChoice& d, const kernels::BenchOp
   return backend(d).ceilings(on_device(d, o));
 }
 
+MachineProbe probe_machine(const DeviceChoice& d, const kernels::BenchOptions& o, int rounds) {
+  return backend(d).probe(on_device(d, o), rounds);
+}
+
 std::string device_name(const DeviceChoice& d) { return backend(d).device_name(d.ordinal); }
 
 std::int64_t device_memory_bytes(const DeviceChoice& d) { return backend(d).memory_bytes(d.ordinal); }

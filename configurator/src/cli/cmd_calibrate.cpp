@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -16,11 +15,13 @@
 #include "mhacfg/configurator/calibrate/calibration_grid.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/configurator/cli/commands.hpp"
+#include "mhacfg/configurator/cli/machine_check.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
+#include "mhacfg/costmodel/machine_probe.hpp"
 #include "serving_commands.hpp"
 
 namespace mhacfg {
@@ -60,8 +61,14 @@ std::string where(const std::string& file, std::size_t i) { return file + " reco
 // Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
 // time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
 // event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
+// A machine probe of one round (~17 ms) every kProbeEvery timings (each >= min_time_s), spread through a
+// run's rounds: on a shared machine whose speed moves within seconds, a probe before and after alone can
+// miss the phase the records saw.
+constexpr std::size_t kProbeEvery = 50;
+
 std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
-                                               const std::string& name, const kernels::BenchOptions& o) {
+                                               const std::string& name, const kernels::BenchOptions& o,
+                                               std::vector<MachineProbe>* probes = nullptr) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::string why = unsupported_reason(d, in[i]);
     if (!why.empty())
@@ -70,6 +77,7 @@ std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std:
   }
   const Progress progress;
   const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
+    if (probes && done % kProbeEvery == 0) probes->push_back(probe_machine(d, o, 1));
     progress.step(done + 1, total, in[i].op_class());
   };
   const std::vector<kernels::Measurement> ms = measure_rounds(d, in, o, step);
@@ -104,6 +112,7 @@ void forget_calibration(Profile& p) {
   p.validation.clear();
   p.transfer.reset();  // its own fits replace the ones it borrowed
   p.measured = nlohmann::json::object();
+  p.machine_probe.reset();
   p.source = "datasheet";
 }
 
@@ -144,7 +153,7 @@ Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<s
   forget_calibration(p);
   p.name = a.opt_str("name").value_or(p.name + "-measured");
   p.provenance = {{"source", "measured"}, {"from", from}, {"attention_backends", backends},
-                  {"base", base}, {"fitted_at", utc_now()}, {"tool_version", tool_version()},
+                  {"base", base}, {"fitted_at", utc_timestamp()}, {"tool_version", tool_version()},
                   {"records", records.size()}, {"device", records.front().device}};
   if (!notes.empty()) p.provenance["backend_notes"] = notes;
   fit_profile(p, records);
@@ -160,6 +169,14 @@ struct DeviceRun {
   std::vector<std::string> holdout_files;
   std::vector<std::size_t> holdout_ends;
   kernels::Ceilings ceil;
+  MachineProbe probe_before, probe_after;  // the machine probe on each side of the rounds
+  std::vector<MachineProbe> probe_during;  // single rounds between the records
+  std::vector<MachineProbe> probes() const {
+    std::vector<MachineProbe> all = {probe_before};
+    all.insert(all.end(), probe_during.begin(), probe_during.end());
+    all.push_back(probe_after);
+    return all;
+  }
 };
 
 DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool quick, const kernels::BenchOptions& o) {
@@ -176,6 +193,8 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   // Ceilings before and after the kernels (the higher of the two is quoted: on a shared machine
   // other tenants only ever slow a measurement, and a slow phase can last seconds); the held-out shapes
   // are measured in the same interleaved rounds as the grid, so both see the same machine.
+  // The probe on each side of the rounds and between them, pooled: the machine as the fitted records saw it.
+  run.probe_before = probe_machine(dev, o);
   const kernels::Ceilings before = measure_ceilings(dev, o);
   const GridDevice gd = dev.cuda ? GridDevice::cuda : GridDevice::cpu;
   const std::vector<MeasurementRecord> grid = calibration_grid(gd, quick);
@@ -195,8 +214,9 @@ DeviceRun measure_on_device(const ParsedArgs& a, const DeviceChoice& dev, bool q
   all.push_back(speed_check_prefill(gd));
   all.push_back(speed_check_decode(gd));
   role.insert(role.end(), {2, 2});
-  const auto timed = measure_records(dev, all, "grid", o);
+  const auto timed = measure_records(dev, all, "grid", o, &run.probe_during);
   const kernels::Ceilings after = measure_ceilings(dev, o);
+  run.probe_after = probe_machine(dev, o);
   kernels::Ceilings& ceil = run.ceil;
   ceil = before;
   ceil.gemm_flop_per_s = std::max(before.gemm_flop_per_s, after.gemm_flop_per_s);
@@ -244,7 +264,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   }
   p.name = a.opt_str("name").value_or(!base.empty() ? base : dev.cuda ? "cuda-measured" : "cpu-measured");
   p.device = name;
-  p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_now()},
+  p.provenance = {{"source", "measured"}, {"device", name}, {"measured_at", utc_timestamp()},
                   {"tool_version", tool_version()}, {"grid", quick ? "quick" : "full"},
                   {"records", measured.size()}, {"repetitions", o.repetitions}};
   if (!dev.cuda) p.provenance["threads"] = o.threads;
@@ -258,6 +278,7 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
   if (const nlohmann::json facts = kernel_facts(dev); !facts.is_null())
     p.cpu_kernel_facts = cpu_kernel_facts_from_json(facts, "the " + dev.label + " backend's kernel facts");
   fit_profile(p, measured);
+  p.machine_probe = pooled(run.probes());
   p.measured.update({{"gemm_flop_per_s", ceil.gemm_flop_per_s},
                      {"read_bytes_per_s", ceil.read_bytes_per_s},
                      {"prefill_attention_flop_per_s", prefill_flops},
@@ -283,13 +304,14 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
                   fmt_si(decode_bw, "B/s") + " = " + fmt_fixed(decode_bw / ceil.read_bytes_per_s * 100, 1) +
                   " % of the read bandwidth (" + fmt_bytes(double(attention_kv_bytes(checks[1].attention(), checks[1].dtype))) +
                   " of KV).");
+  notes.push_back(calibration_probe_note(*p.machine_probe, machine_drift(run.probe_before, run.probe_after)));
   notes.push_back("Calibration took " + fmt_fixed(seconds, 1) + " s.");
   return p;
 }
 
 }  // namespace
 
-int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d("mhacfg bench: measure records with the project's kernels");
   d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
       ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
@@ -297,16 +319,30 @@ int cmd_bench(const Args& args, std::ostream& out, std::ostream&) {
       ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
       ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
       ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
-      ("help,h", "this help");
+      ("profile", po::value<std::string>(), "with --check-machine: the profile whose machine probe to compare with");
+  add_check_machine_option(d, false);
+  d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("bench", d, args);
+  const MachineCheckMode check = read_check_machine(a, false);
   if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
   const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
+  const std::optional<Profile> reference = bench_reference(a, check, dev);
   const std::string in = a.str("in");
   kernels::BenchOptions o = bench_options(a);
   o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
   if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
-  const auto measured = measure_records(dev, read_records(in), in, o);
+  const auto shapes = read_records(in);
+  // The probe on each side of the rounds, as calibrate takes it, with the reference's threads.
+  std::vector<MachineProbe> probes;
+  if (reference) probes.push_back(probe_like(*reference));
+  auto measured = measure_records(dev, shapes, in, o, reference ? &probes : nullptr);
+  if (reference) {
+    probes.push_back(probe_like(*reference));
+    const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before, between and after these records");
+    for (auto& r : measured) r.json["machine_probe"] = machine_probe_to_json(c.now);
+    err << c.line << "\n";
+  }
   if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
   else for (const auto& r : measured) out << json_text(r.json) << "\n";
   return kExitOk;
@@ -381,21 +417,34 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int cmd_predict(const Args& args, std::ostream& out, std::ostream&) {
+int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d("mhacfg predict: add predicted_ms to each record");
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "records (JSON Lines)")
       ("out", po::value<std::string>(), "output (JSON Lines); default stdout");
+  add_check_machine_option(d, true);
   add_serving_record_options(d);
   add_roofline_option(d);
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
   if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
-  if (serving_input(a.str("in"), "--in")) return serving_predict(a, a.str("in"), out);
+  const MachineCheckMode check = read_check_machine(a, true);
+  if (serving_input(a.str("in"), "--in")) {
+    refuse_machine_check(check, a.str("in"));
+    return serving_predict(a, a.str("in"), out);
+  }
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
-  const Profile p = read_profile_flag(a, "profile", "");
-  const auto lines = predict_records(Predictor(p), read_records(a.str("in")));
+  const Profile loaded = read_profile_flag(a, "profile", "");
+  const auto records = read_records(a.str("in"));
+  std::optional<MachineCheck> c;
+  if (check != MachineCheckMode::off) c = machine_check(loaded, probe_like(loaded), check, "measured now");
+  const Profile p = c ? checked_profile(loaded, *c) : loaded;
+  auto lines = predict_records(Predictor(p), records);
+  if (c) {
+    err << c->line << "\n";
+    for (auto& j : lines) j["machine_check"] = record_check_json(*c);
+  }
   if (auto path = a.opt_str("out")) write_records(*path, lines);
   else for (const auto& j : lines) out << json_text(j) << "\n";
   return kExitOk;
@@ -407,24 +456,42 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   d.add_options()("profile", po::value<std::string>(), "profile name or file")
       ("in", po::value<std::string>(), "measured records (JSON Lines)")
       ("attention-backend", po::value<std::string>(), "only attention records of these backends (comma list)");
+  add_check_machine_option(d, true);
   add_serving_record_options(d);
   add_format_option(d, formats);
   d.add_options()("help,h", "this help");
   add_roofline_option(d);
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("validate", d, args);
+  const MachineCheckMode check = read_check_machine(a, true);
   const Format format = read_format(a, formats);
   if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
-  if (serving_input(a.str("in"), "--in")) return serving_validate(a, a.str("in"), format, out);
+  if (serving_input(a.str("in"), "--in")) {
+    refuse_machine_check(check, a.str("in"));
+    return serving_validate(a, a.str("in"), format, out);
+  }
   if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
-  const Profile p = read_profile_flag(a, "profile", "");
+  const Profile loaded = read_profile_flag(a, "profile", "");
   std::vector<std::string> notes;
   const auto all = read_records(a.str("in"));
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
   check_backends(all, backends);
   const auto records = select_records(all, backends, &notes);
+  // The machine as the records saw it when bench probed it with them; else as it is now.
+  std::optional<MachineCheck> c;
+  if (check != MachineCheckMode::off) {
+    require_machine_probe(loaded);
+    const std::optional<MachineProbe> with_records = probe_of_records(records);
+    c = with_records ? machine_check(loaded, *with_records, check, "measured with the records by bench --check-machine")
+                     : machine_check(loaded, probe_like(loaded), check, "measured now");
+  }
+  const Profile p = c ? checked_profile(loaded, *c) : loaded;
   Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
   for (const auto& n : notes) report.notes.push_back(n);
+  if (c) {
+    report.notes.push_back(c->line);
+    report.json["machine_check"] = c->json;
+  }
   render(report, format, out);
   return kExitOk;
 }

@@ -50,21 +50,21 @@ std::string gib(double bytes) {
 
 namespace detail {
 
-std::function<void()> prepare_gemm_ceiling(int threads) {
+std::function<void()> prepare_gemm_call(const GemmShape& g, int threads) {
   MeasurementRecord r;
-  r.shape = GemmOp{kCeilingGemm};
+  r.shape = GemmOp{g};
   r.dtype = DType::fp32;
   return prepare_cpu_call(r, threads);
 }
 
-std::function<void()> prepare_read_ceiling(int threads) {
-  constexpr std::int64_t count = kCeilingReadBytes / static_cast<std::int64_t>(sizeof(float));
-  constexpr std::int64_t slice = kCeilingReadSliceBytes / static_cast<std::int64_t>(sizeof(float));
-  static_assert(kCeilingReadBytes % kCeilingReadSliceBytes == 0, "whole slices");
+std::function<void()> prepare_read_calls(std::int64_t total_bytes, std::int64_t slice_bytes, int threads) {
+  MHACFG_CHECK(slice_bytes > 0 && total_bytes % slice_bytes == 0, "a read buffer of whole slices");
+  const std::int64_t count = total_bytes / static_cast<std::int64_t>(sizeof(float));
+  const std::int64_t slice = slice_bytes / static_cast<std::int64_t>(sizeof(float));
   auto buf = std::make_shared<Buffer<float>>(random_buffer<float>(count, 9, threads));
   auto sink = std::make_shared<double>(0.0);  // keeps the sum observable
   auto next = std::make_shared<std::int64_t>(0);
-  return [buf, sink, next, threads] {
+  return [buf, sink, next, slice, count, threads] {
     *sink += cpu::stream_read_sum({buf->data() + *next, slice, threads});
     *next = (*next + slice) % count;
   };

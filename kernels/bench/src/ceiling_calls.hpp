@@ -24,7 +24,24 @@ inline constexpr std::int64_t kCeilingReadSliceBytes = std::int64_t{64} << 20;  
 // Single calls timed for a ceiling; the fastest one is the machine's own speed.
 inline constexpr int kCeilingCalls = 40;
 
-std::function<void()> prepare_gemm_ceiling(int threads);
-std::function<void()> prepare_read_ceiling(int threads);  // reads kCeilingReadSliceBytes per call
+// An fp32 Eigen GEMM of shape g on `threads`, its inputs allocated once.
+std::function<void()> prepare_gemm_call(const GemmShape& g, int threads);
+// A streaming sum over a buffer of `total_bytes`, `slice_bytes` per call, slices round robin.
+std::function<void()> prepare_read_calls(std::int64_t total_bytes, std::int64_t slice_bytes, int threads);
+
+inline std::function<void()> prepare_gemm_ceiling(int threads) { return prepare_gemm_call(kCeilingGemm, threads); }
+inline std::function<void()> prepare_read_ceiling(int threads) {  // reads kCeilingReadSliceBytes per call
+  return prepare_read_calls(kCeilingReadBytes, kCeilingReadSliceBytes, threads);
+}
+
+// The machine probe (measure_cpu_probe): a GEMM that stays in the caches and the ceiling's read, which
+// does not, in rounds of a few calls each, about a second in all. 512^3 fp32 (3 MiB of operands) takes
+// ~2 ms on the development VM, a 64 MiB slice of the 1 GiB buffer ~2-3 ms. The read keeps the ceiling's
+// buffer: that VM reports 508 MiB of L3 (getconf LEVEL3_CACHE_SIZE), so a smaller one might be cached.
+inline constexpr GemmShape kProbeGemm{512, 512, 512};
+inline constexpr std::int64_t kProbeReadBytes = kCeilingReadBytes;
+inline constexpr std::int64_t kProbeReadSliceBytes = kCeilingReadSliceBytes;
+inline constexpr int kProbeGemmCalls = 4;  // per round
+inline constexpr int kProbeReadCalls = 4;  // per round: a quarter of the buffer
 
 }  // namespace mhacfg::kernels::detail

@@ -50,6 +50,13 @@ class CpuBackend final : public Backend {
     return measure_cpu_rounds(rs, o, progress);
   }
   Ceilings ceilings(const BenchOptions& o) override { return measure_cpu_ceilings(o); }
+  MachineProbe probe(const BenchOptions& o, int rounds) override {
+    if (!probe_ || probe_->threads() != o.threads) probe_ = std::make_unique<CpuProbe>(o.threads);
+    return probe_->run(rounds > 0 ? rounds : kCpuProbeRounds);
+  }
+
+ private:
+  std::unique_ptr<CpuProbe> probe_;  // the probe's prepared calls and 1 GiB buffer, kept between probes
 };
 
 }  // namespace

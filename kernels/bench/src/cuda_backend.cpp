@@ -30,6 +30,20 @@ class CudaBackend final : public Backend {
     return out;
   }
   Ceilings ceilings(const BenchOptions& o) override { return measure_cuda_ceilings(o); }
+  // The probe: rounds of the ceilings' own calls (a bf16 GEMM 8192^3 and a 2 GiB device copy, each the
+  // median of >= 20 event-timed, L2-flushed calls): a dedicated device needs no shorter calls.
+  MachineProbe probe(const BenchOptions& o, int rounds) override {
+    const int n = rounds > 0 ? rounds : 5;
+    MachineProbe p;
+    p.measured_at = utc_timestamp();
+    p.what = "bf16 GEMM 8192^3 and a 2 GiB device-to-device copy (median of event-timed calls), per round";
+    for (int round = 0; round < n; ++round) {
+      const Ceilings c = measure_cuda_ceilings(o);
+      p.gemm_rounds_flop_per_s.push_back(c.gemm_flop_per_s);
+      p.stream_rounds_bytes_per_s.push_back(c.read_bytes_per_s);
+    }
+    return p;
+  }
 };
 
 }  // namespace

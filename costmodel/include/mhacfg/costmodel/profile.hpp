@@ -14,6 +14,7 @@
 #include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
+#include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/time_model.hpp"
 
 namespace mhacfg {
@@ -83,6 +84,9 @@ struct Profile {
   // The tiles of the CPU kernels the fits were measured with, as the kernels publish them; absent
   // (every GPU profile, and CPU profiles written before the kernels published them): the defaults.
   std::optional<CpuKernelFacts> cpu_kernel_facts;
+  // The reference probe measured with the fits (calibrate --device); absent in datasheet profiles and
+  // fits of imported timings. --check-machine compares the machine against it.
+  std::optional<MachineProbe> machine_probe;
   // Set on a datasheet profile whose fits come from another profile; its fits are filled in when it
   // is loaded (transfer.hpp), unless the bare roofline was asked for.
   std::optional<Transfer> transfer;

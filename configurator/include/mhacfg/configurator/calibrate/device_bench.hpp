@@ -24,6 +24,8 @@ std::string unsupported_reason(const DeviceChoice& d, const MeasurementRecord& r
 std::vector<kernels::Measurement> measure_rounds(const DeviceChoice& d, const std::vector<MeasurementRecord>& rs,
                                                  const kernels::BenchOptions& o, const kernels::BenchProgress& progress);
 kernels::Ceilings measure_ceilings(const DeviceChoice& d, const kernels::BenchOptions& o);
+// The machine probe (kernels::Backend::probe): `rounds` rounds, 0 the reference (about a second).
+MachineProbe probe_machine(const DeviceChoice& d, const kernels::BenchOptions& o, int rounds = 0);
 std::string device_name(const DeviceChoice& d);
 // The facts the device's kernels publish (the CPU kernels' tiles, as a profile's cpu_kernel_facts);
 // null where the time model needs none.

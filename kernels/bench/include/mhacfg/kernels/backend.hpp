@@ -38,6 +38,11 @@ class Backend {
   virtual std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                                   const BenchProgress& progress) = 0;
   virtual Ceilings ceilings(const BenchOptions& o) = 0;
+  // The machine probe (costmodel/machine_probe.hpp): a fixed GEMM and a stream read, `rounds` rounds
+  // (0: the backend's reference, about a second), the same calls every time, so a later probe says how
+  // far the machine moved since a profile. Its buffers are kept between calls: single rounds between a
+  // run's records cost only their calls.
+  virtual MachineProbe probe(const BenchOptions& o, int rounds) = 0;
   // The facts its kernels publish about how they cut their work (the CPU kernels' tiles), as the
   // profile carries them (`cpu_kernel_facts`); null where the time model needs none (CUDA).
   virtual nlohmann::json kernel_facts() const = 0;
@@ -48,9 +53,10 @@ class Backend {
 // another build would misread them: the loader compares the ABI number (raised when Backend changes),
 // the mhacfg version and the size of those types (which moves when a field is added between
 // versions) before it calls `create`.
-inline constexpr int kBackendAbiVersion = 2;  // 2: kernel_facts
+inline constexpr int kBackendAbiVersion = 3;  // 2: kernel_facts; 3: probe
 inline constexpr std::size_t kBackendLayoutBytes =
-    sizeof(Backend) + sizeof(MeasurementRecord) + sizeof(BenchOptions) + sizeof(Measurement) + sizeof(Ceilings);
+    sizeof(Backend) + sizeof(MeasurementRecord) + sizeof(BenchOptions) + sizeof(Measurement) + sizeof(Ceilings) +
+    sizeof(MachineProbe);
 struct BackendPluginInfo {
   int abi_version;
   std::size_t layout_bytes;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/records.hpp"
 
 namespace mhacfg::kernels {
@@ -69,6 +70,22 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
 Measurement measure_cpu(const MeasurementRecord& r, const BenchOptions& o);
 // GEMM FLOP/s and read bandwidth from the fastest of o.repetitions rounds (as measure_cpu_rounds).
 Ceilings measure_cpu_ceilings(const BenchOptions& o);
+// The CPU machine probe on `threads`: its calls prepared once (a 512^3 fp32 GEMM; the ceiling's 1 GiB
+// read buffer), then `run(rounds)`, each round the fastest of 4 GEMM calls and of 4 reads of 64 MiB
+// slices (~17 ms a round), as often as asked: 40 rounds make the ~1 s reference, single rounds can
+// be spread between a run's records.
+class CpuProbe {
+ public:
+  explicit CpuProbe(int threads);
+  MachineProbe run(int rounds);
+  int threads() const { return threads_; }
+
+ private:
+  int threads_;
+  std::function<void()> gemm_, read_;
+};
+inline constexpr int kCpuProbeRounds = 40;
+MachineProbe measure_cpu_probe(const BenchOptions& o, int rounds = kCpuProbeRounds);
 std::string cpu_device_name();
 
 }  // namespace mhacfg::kernels
