@@ -12,6 +12,20 @@
 
 namespace mhacfg {
 
+std::vector<std::string> lowercase_words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char c : text + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      w += char(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      out.push_back(w);
+      w.clear();
+    }
+  }
+  return out;
+}
+
 namespace {
 
 constexpr std::array<std::pair<std::string_view, ServingMetric>, 7> kMetricNames = {{
@@ -37,20 +51,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The words of a value: runs of letters and digits.
-std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : text + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      w += char(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!w.empty()) {
-      out.push_back(w);
-      w.clear();
-    }
-  }
-  return out;
-}
 
 // Python's json module writes an infinite float as the bare word Infinity (SGLang's default
 // request_rate is inf), which is not JSON: outside strings, Infinity and NaN become the string "inf"
@@ -257,7 +257,7 @@ double serving_metric_value(const ServingTimes& t, ServingMetric m) {
 }
 
 std::string dtype_word(const std::string& text, const std::string& field) {
-  const std::vector<std::string> ws = words(text);
+  const std::vector<std::string> ws = lowercase_words(text);
   if (!ws.empty() && ws.front() == "unstated") return "";
   for (const std::string& w : ws)
     for (const auto& [word, dtype] : kDtypeWords)

@@ -72,19 +72,6 @@ constexpr std::array<std::pair<const char*, const char*>, 5> kEngineWords = {{
     {"tensorrt", "trtllm"}, {"trtllm", "trtllm"}, {"trt", "trtllm"}, {"sglang", "sglang"}, {"vllm", "vllm"},
 }};
 
-std::vector<std::string> lower_words(const std::string& text) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : text + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      w += char(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!w.empty()) {
-      out.push_back(w);
-      w.clear();
-    }
-  }
-  return out;
-}
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
@@ -120,14 +107,14 @@ std::string model_preset_for_hf_id(const std::string& hf_id) {
 }
 
 std::string profile_for_gpu(const std::string& gpu) {
-  const std::vector<std::string> ws = lower_words(gpu);
+  const std::vector<std::string> ws = lowercase_words(gpu);
   for (const GpuRow& row : kGpuRows)
     if (contains(ws, row.family) && (*row.variant == '\0' || contains(ws, row.variant))) return row.profile;
   return "";
 }
 
 std::string engine_for_text(const std::string& engine) {
-  for (const std::string& w : lower_words(engine))
+  for (const std::string& w : lowercase_words(engine))
     for (const auto& [word, preset] : kEngineWords)
       if (w == word) return preset;
   return "";

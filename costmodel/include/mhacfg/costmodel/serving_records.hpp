@@ -82,4 +82,7 @@ std::vector<ServingRecord> parse_serving_records(const std::string& text, const 
 // A record as JSON (the JSONL schema's fields).
 nlohmann::json serving_record_to_json(const ServingRecord& r);
 
+// The words of a free-text value, lower case: runs of letters and digits ("H100-80GB (SXM)" -> h100, 80gb, sxm).
+std::vector<std::string> lowercase_words(const std::string& text);
+
 }  // namespace mhacfg
