@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <new>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -82,6 +84,40 @@ void check_json_depth(const std::string& text) {
   }
 }
 
+// Empties `j` from the back, children first, without allocating: nlohmann's own destructor flattens
+// a container onto a vector as large as the container, which fails when memory has run out and, in a
+// destructor, aborts. The depth is at most kMaxJsonDepth, so the recursion is bounded.
+void release_without_allocating(nlohmann::json& j) noexcept {
+  if (j.is_array()) {
+    auto& a = j.get_ref<nlohmann::json::array_t&>();
+    while (!a.empty()) {
+      release_without_allocating(a.back());
+      a.pop_back();
+    }
+  } else if (j.is_object()) {
+    auto& o = j.get_ref<nlohmann::json::object_t&>();
+    while (!o.empty()) {
+      const auto last = std::prev(o.end());
+      release_without_allocating(last->second);
+      o.erase(last);
+    }
+  }
+}
+
+// nlohmann::json::parse with the document built in this frame: when memory runs out half-way, the
+// partial document is released here (see above) before bad_alloc goes on to the CLI's exit 3.
+nlohmann::json parse_releasing_on_oom(const std::string& text) {
+  nlohmann::json result;
+  try {
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> sax(result, true);
+    nlohmann::json::sax_parse(text, &sax);
+  } catch (const std::bad_alloc&) {
+    release_without_allocating(result);
+    throw;
+  }
+  return result;
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const std::string& text, const std::string& field) {
@@ -92,7 +128,7 @@ nlohmann::json parse_json(const std::string& text, const std::string& field) {
     check_json_depth(text);
     // The plain parser: nlohmann's callback parser (which a depth limit used to ride on) is quadratic
     // in the number of objects (a 1.4 MB config of 100,000 empty objects took 62 s).
-    return nlohmann::json::parse(text);
+    return parse_releasing_on_oom(text);
   } catch (const TooDeep&) {
     throw InputError(field, "(JSON nested too deep)", "more than " + std::to_string(kMaxJsonDepth) + " levels");
   } catch (const nlohmann::json::parse_error& e) {
