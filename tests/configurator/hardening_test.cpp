@@ -51,3 +51,39 @@ TEST_CASE("csv neutralises formula cells but keeps numbers", "[report][hardening
         "'@SUM(A1),'-inf\n"  // not a decimal number: text, neutralised
         "'-x,'\tq\n");
 }
+
+TEST_CASE("a config key in an error is named as the config spells it", "[cli][hardening]") {
+  const std::string base = R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,)"
+                           R"("num_attention_heads":32,"intermediate_size":14336,"vocab_size":128256,)";
+  const std::string kv = temp_file("hardening-kv.json", base + R"("num_key_value_heads":4611686018427387904})");
+  expect_input_error({"analyze", "--hf-config", kv},
+                     kv + ": num_key_value_heads = 4611686018427387904: must divide num_attention_heads = 32");
+  const std::string wide = temp_file("hardening-wide.json", R"({"model_type":"llama","hidden_size":1099511627776,)"
+                                                            R"("num_hidden_layers":32,"num_attention_heads":32,)"
+                                                            R"("num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256})");
+  expect_input_error({"analyze", "--hf-config", wide},
+                     wide + ": parameter count would overflow a 64-bit count; the inputs are too large (hidden_size = "
+                            "1099511627776, num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8, "
+                            "intermediate_size = 14336, vocab_size = 128256)");
+}
+
+TEST_CASE("a very long unknown option is shown cut, with its length", "[cli][hardening]") {
+  const std::string name = "--" + std::string(131000, 'x');
+  expect_input_error({"analyze", name},
+                     "option = --" + std::string(118, 'x') + "... (131002 bytes): unknown option for analyze");
+}
+
+TEST_CASE("a compare model path holding '=' is a path when the file exists", "[cli][hardening]") {
+  const std::string dir = std::string(MHACFG_BINARY_DIR) + "/lr=3e-4";
+  ::mkdir(dir.c_str(), 0777);
+  const std::string path = dir + "/config.json";
+  std::ofstream(path) << std::ifstream(fixture("hf/deepseek-v2-lite.json")).rdbuf();
+  const CliResult r = run({"compare", path, "llama-3-8b", "--format", "json"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"deepseek_v2\"") != std::string::npos);
+  // A key=value list that names no file is still read as flags.
+  const CliResult flags = run({"compare", "d-model=4096,nope=1", "llama-3-8b"});
+  CHECK(flags.code == 2);
+  CHECK(flags.err.rfind("mhacfg: error: --nope = (unknown): unknown option for compare", 0) == 0);
+}
