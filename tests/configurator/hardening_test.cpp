@@ -2,6 +2,7 @@
 // named as written, long unknown options, and model paths that hold '='.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -86,4 +87,23 @@ TEST_CASE("a compare model path holding '=' is a path when the file exists", "[c
   const CliResult flags = run({"compare", "d-model=4096,nope=1", "llama-3-8b"});
   CHECK(flags.code == 2);
   CHECK(flags.err.rfind("mhacfg: error: --nope = (unknown): unknown option for compare", 0) == 0);
+}
+
+TEST_CASE("deepseek_v3 without MLA widths takes transformers' defaults and says so", "[cli][hardening]") {
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(fixture("hf/deepseek-v3.json")));
+  const nlohmann::json full = c;
+  for (const char* key : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"}) c.erase(key);
+  const CliResult bare = run({"analyze", "--hf-config", temp_file("hardening-v3-bare.json", c.dump())});
+  const CliResult given = run({"analyze", "--hf-config", temp_file("hardening-v3-full.json", full.dump()), "--format", "json"});
+  INFO(bare.err);
+  CHECK(bare.code == 0);
+  CHECK(bare.out.find("The config leaves out MLA widths; used transformers' DeepseekV3Config defaults: kv_lora_rank 512, "
+                      "qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128.\n") != std::string::npos);
+  // DeepSeek-V3's own file has the same widths: the same counts.
+  const CliResult bare_json = run({"analyze", "--hf-config", temp_file("hardening-v3-bare.json", c.dump()), "--format", "json"});
+  CHECK(nlohmann::json::parse(bare_json.out)["params"] == nlohmann::json::parse(given.out)["params"]);
+  c = full;
+  c["num_nextn_predict_layers"] = 1000000;
+  const std::string mtp = temp_file("hardening-v3-mtp.json", c.dump());
+  expect_input_error({"analyze", "--hf-config", mtp}, mtp + ": num_nextn_predict_layers = 1000000: more than the model's 61 layers");
 }
