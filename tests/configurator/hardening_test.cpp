@@ -107,3 +107,19 @@ TEST_CASE("deepseek_v3 without MLA widths takes transformers' defaults and says 
   const std::string mtp = temp_file("hardening-v3-mtp.json", c.dump());
   expect_input_error({"analyze", "--hf-config", mtp}, mtp + ": num_nextn_predict_layers = 1000000: more than the model's 61 layers");
 }
+
+TEST_CASE("calibrate refuses records of two devices and --save-holdout without --holdout", "[cli][hardening]") {
+  std::ifstream in(fixture("h200-torch.train.jsonl"));
+  std::string first, text;
+  std::getline(in, first);
+  text = first + "\n";
+  const std::string other = "NVIDIA H100 80GB HBM3";
+  text += first.replace(first.find("NVIDIA H200"), 11, other) + "\n";
+  const std::string two = temp_file("hardening-two-devices.jsonl", text);
+  const std::string out = std::string(MHACFG_BINARY_DIR) + "/hardening-two.json";
+  expect_input_error({"calibrate", "--from", two, "--out", out},
+                     "--from = " + two + ": records of two devices, \"NVIDIA H200\" and \"" + other +
+                         "\"; a profile fits one device: split the file by device");
+  expect_input_error({"calibrate", "--device", "cpu", "--quick", "--save-holdout", out + ".holdout", "--out", out},
+                     "--save-holdout = " + out + ".holdout: needs --holdout (the shapes to measure and save)");
+}
