@@ -6,6 +6,7 @@
 #include "mhacfg/costmodel/hf_config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "mhacfg/costmodel/checked.hpp"
+#include "mhacfg/costmodel/counts.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
@@ -226,6 +228,42 @@ const std::vector<std::string_view>& supported_model_types() {
   return names;
 }
 
+namespace {
+
+// The library's field names and the config keys most families spell them with: an error about the
+// model names the key the user wrote (num_key_value_heads, not num_kv_heads) when the config has it.
+constexpr std::pair<const char*, const char*> kConfigKeys[] = {
+    {"num_kv_heads", "num_key_value_heads"}, {"num_q_heads", "num_attention_heads"},
+    {"d_model", "hidden_size"},              {"ffn_dim", "intermediate_size"},
+    {"rope_head_dim", "qk_rope_head_dim"},
+};
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string with_config_keys(std::string text, const JsonFields& f) {
+  for (const auto& [field, key] : kConfigKeys) {
+    if (!f.present(key)) continue;
+    const std::string from = field;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
+      const bool whole = (at == 0 || !word_char(text[at - 1])) &&
+                         (at + from.size() == text.size() || !word_char(text[at + from.size()]));
+      if (whole) text.replace(at, from.size(), key);
+    }
+  }
+  return text;
+}
+
+// The size keys the config gives, for an overflow message: the counts overflow because of them.
+std::string config_sizes(const JsonFields& f) {
+  std::string given;
+  for (const char* key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+                          "intermediate_size", "vocab_size", "n_routed_experts", "num_local_experts", "moe_intermediate_size"})
+    if (f.present(key)) given += (given.empty() ? "" : ", ") + std::string(key) + " = " + json_value_text(f.at(key));
+  return given;
+}
+
+}  // namespace
+
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
   JsonFields f(config, where);
   const std::string type = f.require_string("model_type");
@@ -243,8 +281,11 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
   if (m.attention.variant != AttentionVariant::mla) set_variant_from_heads(m);
   try {
     validate(m);
+    (void)count_params(m);  // sizes whose product overflows are the config's keys: name them here
+  } catch (const OverflowError& e) {
+    throw OverflowError(where + ": " + e.what() + " (" + config_sizes(f) + ")");
   } catch (const InputError& e) {
-    throw InputError(where + ": " + e.what());
+    throw InputError(where + ": " + with_config_keys(e.what(), f));
   }
   return m;
 }

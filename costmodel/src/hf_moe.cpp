@@ -91,6 +91,21 @@ void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].span = Span::window(window);
 }
 
+namespace {
+
+// num_nextn_predict_layers: multi-token-prediction layers after the main stack (DeepSeek-V3 and
+// GLM-4.5 ship 1). More than the model has layers is no checkpoint's, only a typo or an attack on the
+// counts.
+std::int64_t mtp_layers(const JsonFields& f, const ModelSpec& m) {
+  const std::int64_t n = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+  if (n > m.num_layers())
+    throw InputError(f.name("num_nextn_predict_layers"), int_text(n),
+                     "more than the model's " + int_text(m.num_layers()) + " layers");
+  return n;
+}
+
+}  // namespace
+
 // DeepseekV2Config / DeepseekV3Config. A missing key takes the class default (V3's are DeepSeek-V3's
 // own: q_lora_rank 1536, 256 routed experts of 2048, 1 shared, top 8, the first 3 layers dense; V2's
 // 64 of 1407, 2 shared, no default top-k); q_lora_rank null means no query compression and
@@ -104,11 +119,22 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
     return f.optional_int(key, positive).value_or(null_value);
   };
   a.mla.q_lora_rank = with_default("q_lora_rank", 1536, 0, true);
-  a.mla.kv_lora_rank = f.require_int("kv_lora_rank");
-  a.mla.qk_nope_head_dim = f.require_int("qk_nope_head_dim");
-  a.mla.rope_head_dim = f.require_int("qk_rope_head_dim");
+  // V3's MLA widths default as DeepseekV3Config.__init__ sets them (transformers,
+  // src/transformers/models/deepseek_v3/configuration_deepseek_v3.py: kv_lora_rank 512,
+  // qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128); V2 files always carry them.
+  std::string defaulted;
+  auto mla_width = [&](const char* key, std::int64_t v3_default) {
+    if (!v3 || f.present(key)) return f.require_int(key);
+    defaulted += (defaulted.empty() ? "" : ", ") + std::string(key) + " " + int_text(v3_default);
+    return v3_default;
+  };
+  a.mla.kv_lora_rank = mla_width("kv_lora_rank", 512);
+  a.mla.qk_nope_head_dim = mla_width("qk_nope_head_dim", 128);
+  a.mla.rope_head_dim = mla_width("qk_rope_head_dim", 64);
   a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
-  a.v_head_dim = f.require_int("v_head_dim");
+  a.v_head_dim = mla_width("v_head_dim", 128);
+  if (!defaulted.empty())
+    m.notes.push_back("The config leaves out MLA widths; used transformers' DeepseekV3Config defaults: " + defaulted + ".");
   a.num_kv_heads = a.num_q_heads;
   // q_a_proj, kv_a_proj_with_mqa and o_proj; q_proj (no query compression) never has a bias.
   const bool bias = f.optional_bool("attention_bias", false);
@@ -129,7 +155,7 @@ void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3) {
     for (std::int64_t i = 0; i < m.num_layers(); ++i)
       m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense && i % freq == 0);
   }
-  if (v3) m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+  if (v3) m.extra.mtp_modules = mtp_layers(f, m);
 }
 
 namespace {
@@ -237,7 +263,7 @@ void parse_glm4_moe(const JsonFields& f, ModelSpec& m) {
   const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(1);
   for (std::int64_t i = 0; i < m.num_layers(); ++i)
     m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense);
-  m.extra.mtp_modules = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+  m.extra.mtp_modules = mtp_layers(f, m);
 }
 
 // Llama4TextConfig: 40 heads of 128 (hidden_size / heads only when head_dim is null), 8 KV heads,

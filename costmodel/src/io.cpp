@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <new>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/temp_files.hpp"
 
 namespace mhacfg {
 
@@ -47,12 +50,12 @@ struct TooDeep {};
 std::string errno_text() { return std::strerror(errno); }
 
 // A failed write, classified by errno: the machine (a full disk, quota, I/O, too many open files) is a
-// runtime failure, exit 3; anything else (permissions, a read-only file system, a bad path) is the
+// runtime failure, exit 3, and so is a reader that went away (EPIPE: `| head`); anything else (permissions, a read-only file system, a bad path) is the
 // input's, exit 2. The message is one line naming the field and the path.
 [[noreturn]] void write_failed(const std::string& field, const std::string& path, const std::string& what) {
   const int e = errno;
   const std::string why = what + ": " + std::strerror(e);
-  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM)
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE || e == ENFILE || e == ENOMEM || e == EPIPE)
     throw RuntimeFailure(escaped(field) + " = " + shown_value(path) + ": " + why);
   throw InputError(field, path, why);
 }
@@ -81,6 +84,40 @@ void check_json_depth(const std::string& text) {
   }
 }
 
+// Empties `j` from the back, children first, without allocating: nlohmann's own destructor flattens
+// a container onto a vector as large as the container, which fails when memory has run out and, in a
+// destructor, aborts. The depth is at most kMaxJsonDepth, so the recursion is bounded.
+void release_without_allocating(nlohmann::json& j) noexcept {
+  if (j.is_array()) {
+    auto& a = j.get_ref<nlohmann::json::array_t&>();
+    while (!a.empty()) {
+      release_without_allocating(a.back());
+      a.pop_back();
+    }
+  } else if (j.is_object()) {
+    auto& o = j.get_ref<nlohmann::json::object_t&>();
+    while (!o.empty()) {
+      const auto last = std::prev(o.end());
+      release_without_allocating(last->second);
+      o.erase(last);
+    }
+  }
+}
+
+// nlohmann::json::parse with the document built in this frame: when memory runs out half-way, the
+// partial document is released here (see above) before bad_alloc goes on to the CLI's exit 3.
+nlohmann::json parse_releasing_on_oom(const std::string& text) {
+  nlohmann::json result;
+  try {
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> sax(result, true);
+    nlohmann::json::sax_parse(text, &sax);
+  } catch (const std::bad_alloc&) {
+    release_without_allocating(result);
+    throw;
+  }
+  return result;
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const std::string& text, const std::string& field) {
@@ -91,7 +128,7 @@ nlohmann::json parse_json(const std::string& text, const std::string& field) {
     check_json_depth(text);
     // The plain parser: nlohmann's callback parser (which a depth limit used to ride on) is quadratic
     // in the number of objects (a 1.4 MB config of 100,000 empty objects took 62 s).
-    return nlohmann::json::parse(text);
+    return parse_releasing_on_oom(text);
   } catch (const TooDeep&) {
     throw InputError(field, "(JSON nested too deep)", "more than " + std::to_string(kMaxJsonDepth) + " levels");
   } catch (const nlohmann::json::parse_error& e) {
@@ -189,12 +226,25 @@ void write_direct(const Target& t, const std::string& content, const std::string
 }
 
 // A new empty file with a unique, short name in `dir` (mkstemp: never an existing file or a planted
-// link; short, so a target name near the 255-byte limit still has room). Returns its descriptor.
+// link; short, so a target name near the 255-byte limit still has room). Returns its descriptor. The
+// file is tracked (a signal removes it) until untrack_temp_file; signals wait while it is created and
+// tracked, so none lands between the two.
 int make_temp(const std::string& dir, std::string& name, const std::string& requested, const std::string& field) {
   name = dir + "/.mhacfg.tmp.XXXXXX";
+  const SignalsHeld held;
   const int fd = ::mkstemp(name.data());
   if (fd < 0) write_failed(field, requested, "cannot write in folder " + dir);
+  track_temp_file(name);
   return fd;
+}
+
+// Removes a temporary file and stops tracking it.
+void remove_temp(std::string& name) {
+  if (name.empty()) return;
+  const SignalsHeld held;
+  std::remove(name.c_str());
+  untrack_temp_file(name);
+  name.clear();
 }
 
 // The new content beside the target in a temporary file with the target's permissions and owner (new
@@ -214,12 +264,12 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
     write_fd(fd, content, t, field);
   } catch (...) {
     ::close(fd);
-    std::remove(name.c_str());
+    remove_temp(name);
     throw;
   }
   if (::close(fd) != 0) {
     const int e = errno;
-    std::remove(name.c_str());
+    remove_temp(name);
     errno = e;
     write_failed(field, t.requested, "error while writing");
   }
@@ -250,7 +300,7 @@ void check_output_path(const std::string& path, const std::string& field) {
   // minutes of measuring.
   std::string name;
   ::close(make_temp(dir, name, path, field));
-  std::remove(name.c_str());
+  remove_temp(name);
 }
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files, const std::string& field) {
@@ -259,8 +309,7 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
   // Every new file complete beside its target before any target is touched.
   std::vector<std::string> temps(files.size());
   auto remove_temps = [&] {
-    for (auto& tmp : temps)
-      if (!tmp.empty()) std::remove(tmp.c_str());
+    for (auto& tmp : temps) remove_temp(tmp);
   };
   // Another mhacfg writing the same set at once must not interleave its renames with these: the
   // renames hold an advisory lock on each target folder. Folders are told apart by (device, inode), not
@@ -287,12 +336,15 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
         while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
     }
+    // A signal during the renames waits until all are done: it never leaves half a set replaced.
+    const SignalsHeld held;
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (targets[i].direct) {
         write_direct(targets[i], files[i].second, field);
         continue;
       }
       if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0) write_failed(field, targets[i].requested, "cannot replace");
+      untrack_temp_file(temps[i]);
       temps[i].clear();
     }
   } catch (...) {

@@ -16,6 +16,10 @@
 
 namespace mhacfg {
 
+// Longer than any option mhacfg has: an unknown name past it is shown cut (a 131,000-character
+// argument would otherwise be echoed whole, and compared with every option name).
+constexpr std::size_t kLongestOptionName = 200;
+
 std::int64_t parse_int(const std::string& flag, const std::string& text, bool positive) {
   std::size_t i = 0;
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) i = 1;
@@ -90,6 +94,8 @@ ParsedArgs::ParsedArgs(const std::string& command, const po::options_description
     std::vector<std::string> names;
     for (const auto& o : desc.options()) names.push_back("--" + o->long_name());
     const std::string name = e.get_option_name();
+    // A name longer than any option is shown cut, with its length, and gets no suggestion.
+    if (name.size() > kLongestOptionName) throw InputError("option", name, "unknown option for " + command);
     throw InputError(name, "(unknown)", "unknown option for " + command + suggestion_suffix(name, names));
   } catch (const po::multiple_occurrences& e) {
     throw InputError(e.get_option_name(), "(repeated)", "given more than once");

@@ -137,6 +137,19 @@ std::vector<nlohmann::json> json_lines(const std::vector<MeasurementRecord>& rs)
   return out;
 }
 
+// One profile describes one device: records that name two (a merged file) would be fitted into one
+// curve without a word. Records without a device name are taken as the file's device.
+void check_one_device(const std::vector<MeasurementRecord>& records, const std::string& from) {
+  std::string first;
+  for (const auto& r : records) {
+    if (r.device.empty()) continue;
+    if (first.empty()) first = r.device;
+    else if (r.device != first)
+      throw InputError("--from", from, "records of two devices, \"" + first + "\" and \"" + r.device +
+                                           "\"; a profile fits one device: split the file by device");
+  }
+}
+
 // --from: a profile fitted to imported timings, its spec from --base or the records' device.
 Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<std::string>& notes) {
   Profile p;
@@ -144,6 +157,7 @@ Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<s
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
   check_backends(all, backends);
   const auto records = select_records(all, backends, &notes);
+  check_one_device(records, from);
   std::string base = a.opt_str("base").value_or("");
   if (base.empty()) base = profile_for_device(records.front().device);
   if (base.empty())
@@ -382,6 +396,8 @@ int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
     if (a.has(key))
       throw InputError("--" + key, from_records ? "(with --from)" : "(with --device)",
                        std::string("only used with ") + (from_records ? "--device" : "--from"));
+  if (a.has("save-holdout") && !a.has("holdout"))
+    throw InputError("--save-holdout", a.str("save-holdout"), "needs --holdout (the shapes to measure and save)");
   if (auto name = a.opt_str("name"); name && (name->empty() || escaped(*name) != *name))
     throw InputError("--name", name->empty() ? "(empty)" : *name, "a profile name is one line of printable text");
   // Every output path checked before minutes of measuring.

@@ -12,8 +12,18 @@
 
 namespace mhacfg {
 
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
 ModelSpec resolve_model_argument(const std::string& arg) {
-  if (arg.find('=') != std::string::npos) {
+  // An existing file is read as a config even when its path holds a `=` (runs/lr=3e-4/config.json).
+  if (arg.find('=') != std::string::npos && !is_regular_file(arg)) {
     // key=value pairs map onto the analyze flags: "--" + key.
     std::vector<std::string> flags;
     std::stringstream ss(arg);
@@ -34,9 +44,8 @@ ModelSpec resolve_model_argument(const std::string& arg) {
   // ./NAME reads such a file); another bare name is a config.json when a regular file of that name is here.
   const std::vector<std::string> presets = model_preset_names();
   const bool is_preset = std::find(presets.begin(), presets.end(), arg) != presets.end();
-  struct stat st {};
   if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json") ||
-      (!is_preset && ::stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)))
+      (!is_preset && is_regular_file(arg)))
     return load_hf_config(arg);
   return load_model_preset(arg);
 }

@@ -242,6 +242,7 @@ Report analyze_report(const ModelSpec& m, const Workload& w, const Profile* prof
   if (profile) add_predictions(r, m, w, c, profile);
   if (profile && engine) add_served_times(r, m, w, *profile, *engine);
   flatten_to_csv(r);
+  r.notes.insert(r.notes.end(), m.notes.begin(), m.notes.end());
   r.notes.push_back(
       "Conventions: FLOPs count matmuls only; causal prefill counts the exact unmasked query-key pairs (not the "
       "half-square convention); MLA decode is counted absorbed, MLA prefill decompressed; the LM head runs on the last "

@@ -1,8 +1,10 @@
 #include "mhacfg/configurator/report/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
@@ -65,17 +67,22 @@ void render_text_table(const Table& t, std::ostream& out) {
   for (const auto& row : t.rows) line(row);
 }
 
+// Text as Markdown shows it: a `|` would end a table cell, and `<`, `>`, `&` would let a name (a model
+// or file name) carry raw HTML into a rendered page, so they become entities, as the HTML output does.
 std::string md_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     if (c == '|') o += "\\|";
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
     else o += c;
   }
   return o;
 }
 
 void render_markdown_table(const Table& t, std::ostream& out) {
-  if (!t.title.empty()) out << "### " << t.title << "\n\n";
+  if (!t.title.empty()) out << "### " << md_escape(t.title) << "\n\n";
   out << "|";
   for (const auto& c : t.columns) out << " " << md_escape(c) << " |";
   out << "\n|";
@@ -89,8 +96,22 @@ void render_markdown_table(const Table& t, std::ostream& out) {
   out << "\n";
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+// True when a spreadsheet would read the cell as a number (`-1.5`, `2e-3`): those stay as they are.
+// Decimal only: strtod's "inf", "nan" and hex forms are not numbers to a spreadsheet.
+bool is_number(const std::string& s) {
+  if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+  char* end = nullptr;
+  (void)std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+// A cell that starts with `=`, `+`, `-`, `@`, tab, CR or LF is a formula to a spreadsheet: text cells
+// that do get a leading `'`, which spreadsheets read as "this is text" (OWASP, CSV Injection,
+// https://owasp.org/www-community/attacks/CSV_Injection). Numbers are not formulas.
+std::string csv_field(const std::string& cell) {
+  const bool formula = !cell.empty() && std::string("=+-@\t\r\n").find(cell[0]) != std::string::npos && !is_number(cell);
+  const std::string s = formula ? "'" + cell : cell;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string o = "\"";
   for (char c : s) {
     if (c == '"') o += "\"\"";
@@ -127,9 +148,9 @@ void render(const Report& r, Format f, std::ostream& out) {
       for (const auto& n : r.notes) out << n << "\n";
       return;
     case Format::markdown:
-      if (!r.heading.empty()) out << "## " << r.heading << "\n\n";
+      if (!r.heading.empty()) out << "## " << md_escape(r.heading) << "\n\n";
       for (const auto& t : r.tables) render_markdown_table(t, out);
-      for (const auto& n : r.notes) out << "- " << n << "\n";
+      for (const auto& n : r.notes) out << "- " << md_escape(n) << "\n";
       return;
     case Format::html:
       MHACFG_CHECK(false, "html is rendered by the html renderer");

@@ -266,6 +266,8 @@ struct ModelSpec {
   NormSpec norm;
   ExtraSpec extra;
   LinearAttentionSpec linear;
+  // What an import assumed, one sentence each (defaults taken for keys the config leaves out).
+  std::vector<std::string> notes;
 
   std::int64_t num_layers() const { return static_cast<std::int64_t>(layers.size()); }
   // Layers with softmax attention (every layer but the linear-attention and FFN-only ones).
