@@ -120,7 +120,7 @@ TEST_CASE("a missing num_key_value_heads takes the family's class default, an ex
   CHECK(count_params(m).total == 7'241'732'096);
   // Qwen2.5-7B has 28 query heads, which Qwen2Config's default of 32 does not divide: an input error.
   CHECK_THROWS_WITH(edited("qwen2.5-7b", [](nlohmann::json& j) { j.erase("num_key_value_heads"); }),
-                    Catch::Contains("num_kv_heads = 32: must divide num_q_heads = 28"));
+                    Catch::Contains("num_kv_heads = 32: must divide num_attention_heads = 28"));
 }
 
 TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config][errors]") {
@@ -140,7 +140,7 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err("{" + base + R"(, "hidden_size": 4096.5})") == "c.json: hidden_size = 4096.5: must be an integer");
   CHECK(err("{" + base + R"(, "hidden_size": 0})") == "c.json: hidden_size = 0: must be positive");
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "num_key_value_heads": 5})") ==
-        "c.json: num_kv_heads = 5: must divide num_q_heads = 32");
+        "c.json: num_key_value_heads = 5: must divide num_attention_heads = 32");
   CHECK(err("{" + base + R"(, "hidden_size": 99999999999999999999})") ==
         "c.json: hidden_size = 1e+20: out of range");  // beyond 64 bits
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "tie_word_embeddings": "no"})") ==

@@ -464,9 +464,9 @@ TEST_CASE("sparse attention (DeepSeek-V3.2, GLM-5.1): the indexer's weights and 
   // Widths whose products overflow are an input error, never a wrapped count (the sanitized suite runs this).
   for (const char* key : {"index_head_dim", "index_n_heads"}) {
     INFO(key);
-    const ModelSpec huge = edited("deepseek-v3.2", [&](nlohmann::json& j) { j[key] = std::numeric_limits<std::int64_t>::max(); });
-    CHECK_THROWS_AS(count_params(huge), InputError);
-    CHECK_THROWS_AS(count_model(huge, w), InputError);
+    // The import counts the model once: the overflow is refused there, naming the config.
+    CHECK_THROWS_WITH(edited("deepseek-v3.2", [&](nlohmann::json& j) { j[key] = std::numeric_limits<std::int64_t>::max(); }),
+                      Catch::Contains("would overflow") && Catch::Contains("deepseek-v3.2"));
   }
   const ModelSpec far = edited("deepseek-v3.2", [](nlohmann::json& j) { j["index_topk"] = std::numeric_limits<std::int64_t>::max(); });
   CHECK(count_model(far, w).bytes.kv_read > 0);  // every key is in the top k: dense MLA plus the indexer
