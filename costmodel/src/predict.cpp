@@ -243,13 +243,6 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   accumulate(acc.ffn, p.gemm({rows, d, width}, wd), times);
 }
 
-// The all-reduce closing a row-parallel projection under tp: `tokens` rows of d_model activations, in
-// the activation dtype (docs/cost-model.md, "Communication"), over the profile's links.
-double allreduce_ms(const Profile& prof, const Workload& w, double tokens, std::int64_t d_model) {
-  const double bytes = tokens * double(d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
-  return all_reduce_ms(prof.spec.interconnect, w, w.tp, bytes);
-}
-
 struct Comm {
   double ms = 0;
   double collectives = 0;
@@ -269,8 +262,9 @@ struct Comm {
 Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, double tokens) {
   Comm c;
   const Interconnect& ic = prof.spec.interconnect;
+  // `tokens` rows of d_model activations in the activation dtype (docs/cost-model.md, "Communication").
   const double act = tokens * double(m.d_model) * double(dtype_bits(activation_dtype(w))) / 8.0;
-  const double ar = allreduce_ms(prof, w, tokens, m.d_model);
+  const double ar = all_reduce_ms(ic, w, w.tp, act);  // closing a row-parallel projection under tp
   for (const auto& l : m.layers) {
     if (!w.dp_attention) c.add(ar, double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel));
     if (l.ffn == LayerFfn::none) continue;
