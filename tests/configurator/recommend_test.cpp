@@ -261,7 +261,7 @@ TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts 
                                             line.find("of it, measured).") != std::string::npos);
   CHECK(calibrated_twin);
   // Fewer keys than the 2048 DeepSeek validated raise the quality risk one level.
-  AttentionSpec a = best.spec.attention;
-  a.indexer.topk = 512;
-  CHECK(static_cast<int>(assess_quality(a).level) == static_cast<int>(best.risk.level) + 1);
+  ModelSpec fewer = best.spec;
+  fewer.attention.indexer.topk = 512;
+  CHECK(static_cast<int>(assess_quality(fewer).level) == static_cast<int>(best.risk.level) + 1);
 }

@@ -57,7 +57,7 @@ std::vector<Column> columns(const CompareOptions& o, const std::vector<ModelSpec
     // A model without a cache (FFN blocks only) is not bounded by memory: it gets recommend's batch cap.
     const MemoryFit fit = fit_memory(m, o.workload, profile, o.memory_fraction);
     c.max_batch = fit.unbounded ? defaults::max_batch : fit.max_batch;
-    c.risk = assess_quality(m.attention);
+    c.risk = assess_quality(m);
     cols.push_back(std::move(c));
   }
   return cols;

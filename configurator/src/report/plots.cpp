@@ -22,7 +22,8 @@ const char* risk_marker(RiskLevel r) {
     case RiskLevel::none: return "circle";
     case RiskLevel::low: return "square";
     case RiskLevel::medium: return "triangle";
-    case RiskLevel::high: return "diamond";
+    case RiskLevel::high:
+    case RiskLevel::very_high: return "diamond";
   }
   return "circle";
 }
@@ -94,7 +95,7 @@ SvgPlot pareto_plot(const Recommendation& r) {
   plot.y_label = "decode step at batch 1 (ms)";
   plot.log_x = true;
   plot.x_bytes = true;
-  for (RiskLevel level : {RiskLevel::none, RiskLevel::low, RiskLevel::medium, RiskLevel::high}) {
+  for (RiskLevel level : {RiskLevel::none, RiskLevel::low, RiskLevel::medium, RiskLevel::high, RiskLevel::very_high}) {
     SvgSeries s;
     s.name = "risk " + std::string(to_string(level));
     s.line = false;
@@ -138,7 +139,7 @@ SvgPlot pareto_plot(const std::vector<PlotModel>& models, const Workload& w, con
   const Predictor pred(p);
   for (std::size_t i = 0; i < models.size(); ++i) {
     const Workload one = w.with_batch(1);
-    const RiskLevel risk = assess_quality(models[i].spec.attention).level;
+    const RiskLevel risk = assess_quality(models[i].spec).level;
     SvgSeries s;
     s.name = models[i].label + " (risk " + std::string(to_string(risk)) + ")";
     s.line = false;

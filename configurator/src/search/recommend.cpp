@@ -161,7 +161,7 @@ void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
 // Returns the tensor-parallel degree it was counted at.
 std::int64_t complete_closest(const Context& ctx, Candidate& c) {
   const RecommendOptions& o = ctx.o;
-  c.risk = assess_quality(c.spec.attention);
+  c.risk = assess_quality(c.spec);
   const std::int64_t asked_batch = c.batch;
   for (const std::int64_t tp : {o.workload.tp, std::int64_t{1}})
     for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
@@ -258,7 +258,7 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
     if (!gs.empty() && std::find(gs.begin(), gs.end(), a.group_size()) == gs.end())
       c.penalties.push_back("group size " + std::to_string(a.group_size()) + " is not among the fast GQA kernel groups");
   }
-  c.risk = assess_quality(a);
+  c.risk = assess_quality(c.spec);
 
   // Memory: weights (split over tp) plus the KV cache of batch sequences of seq tokens, per GPU.
   const MemoryFit fit = fit_memory(c.spec, o.workload, ctx.profile, o.memory_fraction);
