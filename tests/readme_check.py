@@ -8,7 +8,10 @@ to a line starting with "..." (an elision). Blocks of commands that measure this
 calibrate --device, validate of a fresh calibration) are skipped: their figures are a record of a run,
 not a reproducible output. A page without such blocks is not checked; README.md must have some.
 
-usage: readme_check.py MHACFG REPOSITORY_ROOT
+usage: readme_check.py MHACFG REPOSITORY_ROOT [--fix]
+
+--fix rewrites each differing block's shown lines (as many as it shows, up to its "..." line) with what
+the binary prints now: review the diff before committing it.
 """
 import glob
 import re
@@ -38,9 +41,10 @@ def blocks(text):
         yield cmd, lines[i:]
 
 
-def check(mhacfg, root, page):
-    """(blocks run, mismatches) of one page."""
+def check(mhacfg, root, page, fix=False):
+    """(blocks run, mismatches) of one page; with fix, the page is rewritten with the binary's lines."""
     text = open(os.path.join(root, page), encoding="utf-8").read()
+    fixed = text
     checked, failures = 0, []
     for cmd, lines in blocks(text):
         args = shlex.split(cmd)[1:]
@@ -67,16 +71,26 @@ def check(mhacfg, root, page):
             have = got[i] if i < len(got) else "(no line)"
             if have != want:
                 failures.append(f"{page}: {cmd}\n  line {i + 2} of the block: {want!r}\n  the binary prints:  {have!r}")
+                if fix and shown:
+                    old = "\n".join(lines[: len(shown)])
+                    # The shown lines as they stand in the page (trailing blanks kept), replaced once.
+                    start = fixed.find(old)
+                    if start >= 0:
+                        fixed = fixed[:start] + "\n".join(got[: len(shown)]) + fixed[start + len(old):]
                 break
+    if fix and fixed != text:
+        with open(os.path.join(root, page), "w", encoding="utf-8") as f:
+            f.write(fixed)
     return checked, failures
 
 
 def main():
     mhacfg, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    fix = "--fix" in sys.argv[3:]
     pages = ["README.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "docs", "*.md")))
     status = 0
     for page in pages:
-        checked, failures = check(mhacfg, root, page)
+        checked, failures = check(mhacfg, root, page, fix)
         for f in failures:
             print("MISMATCH:", f)
         if checked or page == "README.md":

@@ -44,6 +44,13 @@ RecommendOptions read_recommend_options(const ParsedArgs& a) {
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
   if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
+  o.engine = read_engine(a);
+  if (auto v = a.opt_int("output-len")) o.output_len = *v;
+  if (auto v = a.opt_str("ttft-ms")) o.ttft_ms = parse_double("--ttft-ms", *v, 1e-9, 1e12);
+  if (auto v = a.opt_str("tpot-ms")) o.tpot_ms = parse_double("--tpot-ms", *v, 1e-9, 1e12);
+  o.head_dim = a.opt_int("head-dim");
+  if (auto v = a.opt_int("kv-heads-multiple-of")) o.kv_heads_multiple_of = *v;
+  if (auto v = a.opt_str("max-kv-bytes-per-token")) o.max_kv_bytes_per_token = parse_count("--max-kv-bytes-per-token", *v);
   o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
@@ -60,9 +67,11 @@ RecommendOptions read_recommend_options(const ParsedArgs& a) {
 // The report's plots over the ranked designs at the first one's batch.
 std::vector<SvgPlot> recommend_plots(const Recommendation& rec) {
   std::vector<PlotModel> models;
-  for (const auto& cand : rec.ranked)
+  for (const auto& cand : rec.ranked) {
+    if (models.size() >= static_cast<std::size_t>(rec.options.top)) break;
     models.push_back({"#" + std::to_string(cand.rank) + " " + design_label(cand.spec.attention, LabelStyle::heads),
-                      cand.spec, cand.rank == 1});
+                      cand.spec, &cand == &rec.ranked.front()});
+  }
   const RecommendOptions& o = rec.options;
   const Workload w = o.workload.with_batch(rec.ranked.empty() ? 1 : rec.ranked.front().batch);
   return {kv_vs_context_plot(models, w, rec.profile, o.memory_fraction),
@@ -87,9 +96,15 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("seq", po::value<std::string>(), "the same as --context (its earlier name)")
       ("target", po::value<std::string>(), ("device profile name or file (default " + defaults.target + ")").c_str())
       ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits)")
-      ("objective", po::value<std::string>(), "throughput, latency, memory or balanced (default balanced)")
+      ("objective", po::value<std::string>(), "per GPU, as the engine serves it: throughput, latency, memory, balanced or goodput (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
-      ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default mha,gqa,mqa)")
+      ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default all four)")
+      ("output-len", po::value<std::string>(), ("tokens a request generates: the latency objective and the SLOs (default " + std::to_string(defaults.output_len) + ")").c_str())
+      ("ttft-ms", po::value<std::string>(), "SLO: time to the first token of one --context prompt, ms")
+      ("tpot-ms", po::value<std::string>(), "SLO: time per output token, ms; the batch is the largest that meets it")
+      ("head-dim", po::value<std::string>(), "only this head_dim (MLA: its value head width)")
+      ("kv-heads-multiple-of", po::value<std::string>(), "only KV head counts that are multiples of N (not MLA)")
+      ("max-kv-bytes-per-token", po::value<std::string>(), "only designs whose KV cache per token (all layers) is at most this many bytes")
       ("sliding-window", po::value<std::string>(), "a window of W tokens on every softmax layer (0: none; with a model, replaces its windows)")
       ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every softmax layer (0: none)")
       ("global-every", po::value<std::string>(), "with a window or chunks: every N-th softmax layer attends to everything (Gemma 3: 6)")
@@ -97,6 +112,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
   add_roofline_option(d);
+  add_engine_option(d);
   add_memory_fraction_option(d);
   add_out_dir_option(d);
   add_deployment_options(d, defaults.workload);

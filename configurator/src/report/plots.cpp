@@ -105,8 +105,8 @@ SvgPlot pareto_plot(const Recommendation& r) {
       if (c.risk.level == level)
         s.points.push_back({double(c.counts.kv_cache.bytes_per_token), c.single.decode_step_ms,
                             design_label(c.spec.attention, LabelStyle::heads)});
-    for (const auto& c : r.ranked)
-      if (c.risk.level == level && c.rank != 1)
+    for (std::size_t i = 1; i < r.ranked.size() && i < static_cast<std::size_t>(r.options.top); ++i)
+      if (const Candidate& c = r.ranked[i]; c.risk.level == level)
         s.points.push_back({double(c.counts.kv_cache.bytes_per_token), c.single.decode_step_ms,
                             "#" + std::to_string(c.rank) + " " + design_label(c.spec.attention, LabelStyle::shape)});
     if (!s.points.empty()) plot.series.push_back(std::move(s));

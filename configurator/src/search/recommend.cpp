@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
+#include "mhacfg/configurator/search/precedents.hpp"
 #include "recommend_internal.hpp"
 #include "mhacfg/costmodel/memory_fit.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -32,7 +34,6 @@ std::string_view to_string(Objective o) {
 namespace {
 
 constexpr std::int64_t kMaxSearchDModel = 65536;  // the largest d_model searched, given or derived
-constexpr std::int64_t kAspectRatio = 128;  // d_model / layers of the shape rule (Llama-2/3 7B-13B)
 
 }  // namespace
 
@@ -108,25 +109,49 @@ Shape derive_shape(const RecommendOptions& o) {
     return s;
   }
   if (!o.params) throw InputError("--params", "(missing)", "give --params N, or --d-model D --layers L");
-  // The multiple of 128 whose Llama-style baseline at aspect ratio 128 comes closest to the budget.
-  double best_gap = 0;
-  for (std::int64_t d = 256; d <= kMaxSearchDModel; d += 128) {
-    const std::int64_t layers = std::max<std::int64_t>(2, (d + kAspectRatio / 2) / kAspectRatio);
-    const double total = double(count_params(baseline(d, layers, o.vocab)).total);
-    const double gap = std::fabs(std::log(total / double(*o.params)));
-    if (s.d_model == 0 || gap < best_gap) {
-      best_gap = gap;
-      s.d_model = d;
-      s.layers = layers;
+  // Shipped models' shape (precedents.hpp): d_model and depth fitted against size, d_model rounded to
+  // a width whose heads of 128 divide over --tp and over the tp degrees usual at that size (8 from
+  // 4096 up, 4 from 2048, 2 from 1024), layers as fitted; the FFN width holds the budget.
+  const ShapeLaw& law = shape_law();
+  const double p = double(*o.params);
+  const double d_fit = law.d_model(p);
+  const std::int64_t usual = d_fit >= 4096 ? 8 : d_fit >= 2048 ? 4 : d_fit >= 1024 ? 2 : 1;
+  const std::int64_t unit = 128 * std::lcm(usual, o.workload.tp);
+  s.d_model = std::clamp<std::int64_t>(std::llround(d_fit / double(unit)), 1, kMaxSearchDModel / unit) * unit;
+  if (double(s.d_model) < d_fit && std::fabs(std::log(double(s.d_model + unit) / d_fit)) < std::fabs(std::log(double(s.d_model) / d_fit)) &&
+      s.d_model + unit <= kMaxSearchDModel)
+    s.d_model += unit;
+  // Depth in fours from 16 layers (pipeline stages of 2 and 4 split it evenly).
+  const double l_fit = law.layers(p);
+  s.layers = l_fit >= 16 ? std::llround(l_fit / 4) * 4 : std::max<std::int64_t>(2, std::llround(l_fit));
+  // The FFN the budget leaves at that depth, against the 8/3 d_model of the Llama baseline: outside 2-6
+  // d_model the depth moves to the one whose baseline comes closest to the budget.
+  ModelSpec b = baseline(s.d_model, s.layers, o.vocab);
+  const std::int64_t base_total = count_params(b).total;
+  const double per_layer_ffn = 3.0 * double(s.d_model);  // gated: gate, up, down
+  const double ffn = double(b.ffn.ffn_dim) + (p - double(base_total)) / (double(s.layers) * per_layer_ffn);
+  std::string depth_note = l_fit >= 16 ? "layers as fitted, in fours" : "layers as fitted";
+  if (ffn < 2.0 * double(s.d_model) || ffn > 6.0 * double(s.d_model)) {
+    double best_gap = 0;
+    std::int64_t best = s.layers;
+    for (std::int64_t l = 2; l <= 4 * s.layers + 8; ++l) {
+      const double gap = std::fabs(std::log(double(count_params(baseline(s.d_model, l, o.vocab)).total) / p));
+      if (l == 2 || gap < best_gap) {
+        best_gap = gap;
+        best = l;
+      }
     }
+    depth_note = "layers moved from the fitted " + std::to_string(s.layers) + " to " + std::to_string(best) +
+                 " to keep the FFN within 2-6 d_model";
+    s.layers = best;
+    b = baseline(s.d_model, s.layers, o.vocab);
   }
   s.budget = *o.params;
-  const ModelSpec b = baseline(s.d_model, s.layers, o.vocab);
-  s.rule = "d_model " + std::to_string(s.d_model) + " and " + std::to_string(s.layers) +
-           " layers: the multiple of 128 at aspect ratio d_model/layers = 128 whose Llama-style MHA baseline (head_dim " +
-           std::to_string(b.attention.head_dim) + ", gated FFN 8/3 d_model, vocab " + std::to_string(o.vocab) +
-           ", untied) comes closest to the " + billions(double(s.budget)) + " budget (" +
-           billions(double(count_params(b).total)) + "); each candidate's FFN width absorbs the difference";
+  s.rule = "d_model " + std::to_string(s.d_model) + " and " + std::to_string(s.layers) + " layers from shipped dense models' shape (" +
+           law.text() + "): d_model " + fmt_fixed(d_fit, 0) + " fitted, rounded to a multiple of " + std::to_string(unit) +
+           " (heads of 128 over tp " + std::to_string(std::lcm(usual, o.workload.tp)) + "), " + depth_note + " (fitted " +
+           fmt_fixed(law.layers(p), 1) + "); vocab " + std::to_string(o.vocab) + ", untied, gated FFN; each candidate's FFN width "
+           "absorbs the rest of the " + billions(p) + " budget";
   return s;
 }
 
@@ -140,18 +165,51 @@ struct Context {
   double memory_budget;
 };
 
+// How a candidate is served: --tp, and MLA with attention data parallel across the tp ranks, as
+// SGLang and vLLM serve DeepSeek's models (each rank its own requests' latent, whole).
+Workload served_workload(const RecommendOptions& o, const AttentionSpec& a, std::int64_t tp) {
+  Workload w = o.workload.with_tp(tp);
+  if (a.variant == AttentionVariant::mla && tp > 1) w.dp_attention = true;
+  return w;
+}
 
-// Counts and predictions of `c` at its batch (at least 1) and at batch 1, over `tp` GPUs. evaluate()
-// makes them for every candidate that fits (at --tp); the closest candidate of an infeasible search
-// gets them afterwards, so its report shows its real sizes and times rather than zeros.
-void count_and_predict(const Context& ctx, Candidate& c, std::int64_t tp) {
+// The engine's view at `batch` requests in flight: one request alone at batch 1, continuous batching
+// above it (each step carrying the prefills of the requests that join it).
+ServingTimes serve(const Context& ctx, const Candidate& c, std::int64_t batch) {
   const RecommendOptions& o = ctx.o;
+  ServingQuery q;
+  q.workload = c.workload;
+  q.isl = o.workload.context;
+  q.osl = o.output_len;
+  q.concurrency = batch;
+  q.mode = batch == 1 ? ServingMode::latency : ServingMode::continuous;
+  q.decode_context = o.workload.context;
+  q.memory_fraction = o.memory_fraction;
+  return predict_serving(c.spec, q, ctx.predictor, o.engine);
+}
+
+// Counts and kernel predictions of `c` at its batch (at least 1) and at batch 1, as it is served.
+void count_and_predict(const Context& ctx, Candidate& c) {
   c.batch = std::max<std::int64_t>(1, c.batch);
-  const Workload at = o.workload.with_tp(tp).with_batch(c.batch);
-  const Workload one = at.with_batch(1);
-  c.counts = count_model(c.spec, at);
+  const Workload at = c.workload.with_batch(c.batch);
+  // Counted per sequence (a batch's prefill FLOPs at a million tokens would not fit 64 bits); the
+  // batch's memory is c.memory_bytes_per_gpu.
+  c.counts = count_model(c.spec, at.with_batch(1));
   c.at_batch = predict_model(c.spec, at, ctx.predictor);
-  c.single = predict_model(c.spec, one, ctx.predictor);
+  c.single = predict_model(c.spec, at.with_batch(1), ctx.predictor);
+  c.error = std::max(c.at_batch.basis.expected_median_ape, c.single.basis.expected_median_ape);
+}
+
+// The served times at batch 1 and at c.batch.
+void predict_served(const Context& ctx, Candidate& c) {
+  const ServingTimes one = serve(ctx, c, 1);
+  const ServingTimes at = c.batch == 1 ? one : serve(ctx, c, c.batch);
+  c.served.ttft_ms = one.ttft_ms;
+  c.served.tpot_ms = one.tpot_ms;
+  c.served.request_ms = one.request_latency_ms;
+  c.served.tpot_at_batch_ms = at.tpot_ms;
+  c.served.gpus = at.gpus;
+  c.served.tokens_per_s_per_gpu = double(c.batch) / (at.tpot_ms * 1e-3) / double(at.gpus);
 }
 
 // The closest candidate of an infeasible search, rejected before evaluate() counted it: its risk,
@@ -167,10 +225,11 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
     for (const std::int64_t batch : {asked_batch, std::int64_t{1}}) {
       try {
         c.batch = batch;
-        const MemoryFit fit = fit_memory(c.spec, o.workload.with_tp(tp), ctx.profile, o.memory_fraction);
+        c.workload = served_workload(o, c.spec.attention, tp);
+        const MemoryFit fit = fit_memory(c.spec, c.workload, ctx.profile, o.memory_fraction);
         c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
         c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
-        count_and_predict(ctx, c, tp);
+        count_and_predict(ctx, c);
         c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
         c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
         return tp;
@@ -213,13 +272,125 @@ std::int64_t kernel_head_dim(const Profile& p, std::int64_t hd) {
 
 enum class Verdict { ok, rejected };
 
+// How far a design lies from the nearest shipped one (0: a shipped design); the order inside a tier.
+double distance_to_shipped(const ModelSpec& m) {
+  const DesignPoint d = design_point(m);
+  return precedent_distance(d, nearest_precedent(d));
+}
+
 struct Evaluated {
   Verdict verdict = Verdict::ok;
   Constraint constraint = Constraint::budget;  // the rule it failed, when rejected
   std::string reason;
+  std::vector<std::pair<std::string, double>> numbers;
   double miss = 0;  // how far a memory-rejected candidate misses (needed / available)
   Candidate c;
 };
+
+// The head_dim --head-dim constrains: MLA's per-head value width (its query/key width adds RoPE).
+std::int64_t constrained_head_dim(const AttentionSpec& a) {
+  return a.variant == AttentionVariant::mla ? a.v_head_dim : a.head_dim;
+}
+
+// The largest batch whose TPOT meets `slo_ms` in [1, cap] (TPOT grows with the batch); 0 when batch 1
+// misses it.
+std::int64_t batch_within_tpot(const Context& ctx, const Candidate& c, std::int64_t cap, double slo_ms) {
+  std::int64_t lo = 0, hi = cap;  // tpot(lo) meets it (lo = 0: none yet), tpot(hi + 1) misses it
+  if (serve(ctx, c, cap).tpot_ms <= slo_ms) return cap;
+  hi = cap - 1;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (serve(ctx, c, mid).tpot_ms <= slo_ms) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Sizes and serves one candidate: memory, batch, predictions and the SLOs. Returns the rule it fails.
+std::optional<Constraint> size_and_serve(const Context& ctx, Evaluated& e) {
+  const RecommendOptions& o = ctx.o;
+  Candidate& c = e.c;
+  const MemoryFit fit = fit_memory(c.spec, c.workload, ctx.profile, o.memory_fraction);
+  const KvCacheCounts& kv1 = fit.one_sequence;
+  if (o.max_kv_bytes_per_token && kv1.bytes_per_token > *o.max_kv_bytes_per_token) {
+    e.reason = "KV cache " + fmt_bytes(double(kv1.bytes_per_token)) + " per token exceeds --max-kv-bytes-per-token " +
+               fmt_bytes(double(*o.max_kv_bytes_per_token));
+    e.numbers = {{"kv_bytes_per_token", double(kv1.bytes_per_token)}, {"max_bytes", double(*o.max_kv_bytes_per_token)}};
+    return Constraint::max_kv_bytes;
+  }
+  c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
+  c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
+  // A candidate rejected for memory reports what it would need at the asked (or a single) batch.
+  c.batch = o.batch.value_or(1);
+  c.memory_bytes_per_gpu = fit.bytes_at(c.batch);
+  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+  c.max_batch = fit.batch_within(o.max_batch);
+  if (c.max_batch == 0) {
+    e.miss = fit.bytes_at(1) / ctx.memory_budget;
+    e.reason = "weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) +
+               " exceed " + fmt_bytes(ctx.memory_budget) + " per GPU";
+    e.numbers = {{"needed_bytes", fit.bytes_at(1)}, {"available_bytes", ctx.memory_budget}};
+    return Constraint::memory;
+  }
+  c.batch_capped = c.max_batch == o.max_batch;
+  // The engine schedules at most max_num_seqs per step (per rank under attention data parallel).
+  const std::int64_t schedulers = c.workload.dp_attention ? c.workload.tp : 1;
+  const std::int64_t engine_cap = o.engine.max_num_seqs > 0 ? o.engine.max_num_seqs * schedulers : 0;
+  if (o.batch) {
+    if (*o.batch > c.max_batch) {
+      e.miss = fit.bytes_at(*o.batch) / ctx.memory_budget;
+      e.reason = "batch " + std::to_string(*o.batch) + " needs " + fmt_bytes(fit.bytes_at(*o.batch)) + " per GPU; " +
+                 fmt_bytes(ctx.memory_budget) + " available (at most " + std::to_string(c.max_batch) + " fit)";
+      e.numbers = {{"needed_bytes", fit.bytes_at(*o.batch)}, {"available_bytes", ctx.memory_budget},
+                   {"max_batch", double(c.max_batch)}};
+      return Constraint::batch;
+    }
+    c.batch = *o.batch;
+    c.served.batch_limit = "asked";
+  } else {
+    c.batch = c.max_batch;
+    c.served.batch_limit = c.batch_capped ? "max-batch" : "memory";
+    if (engine_cap > 0 && engine_cap < c.batch) {
+      c.batch = engine_cap;
+      c.served.batch_limit = "engine";
+    }
+  }
+  c.memory_bytes_per_gpu = fit.bytes_at(c.batch);
+  // Replicated KV heads: each GPU holds a whole head where an even split would hold 1/tp of them.
+  if (kv1.replication > 1 && c.spec.attention.variant != AttentionVariant::mla)
+    c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(c.workload.tp));
+  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+
+  // The SLOs: one request alone must meet both; the batch is the largest whose TPOT meets --tpot-ms.
+  const ServingTimes one = serve(ctx, c, 1);
+  if (o.ttft_ms && one.ttft_ms > *o.ttft_ms) {
+    e.reason = "TTFT " + fmt_ms(one.ttft_ms) + " for one " + std::to_string(o.workload.context) + "-token prompt misses --ttft-ms " +
+               fmt_ms(*o.ttft_ms);
+    e.numbers = {{"ttft_ms", one.ttft_ms}, {"slo_ms", *o.ttft_ms}};
+    return Constraint::ttft_slo;
+  }
+  if (o.tpot_ms) {
+    if (one.tpot_ms > *o.tpot_ms) {
+      e.reason = "TPOT " + fmt_ms(one.tpot_ms) + " at batch 1 misses --tpot-ms " + fmt_ms(*o.tpot_ms);
+      e.numbers = {{"tpot_ms", one.tpot_ms}, {"slo_ms", *o.tpot_ms}};
+      return Constraint::tpot_slo;
+    }
+    if (!o.batch) {
+      const std::int64_t b = batch_within_tpot(ctx, c, c.batch, *o.tpot_ms);
+      if (b < c.batch) {
+        c.batch = b;
+        c.served.batch_limit = "tpot";
+        c.memory_bytes_per_gpu = fit.bytes_at(c.batch);
+        c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
+        if (kv1.replication > 1 && c.spec.attention.variant != AttentionVariant::mla)
+          c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(c.workload.tp));
+      }
+    }
+  }
+  count_and_predict(ctx, c);
+  predict_served(ctx, c);
+  return std::nullopt;
+}
 
 // `refit`: hold the candidate to the budget (fit_budget); a base model's own design keeps its FFN.
 Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
@@ -228,20 +399,30 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   Candidate& c = e.c;
   c.spec = std::move(spec);
   AttentionSpec& a = c.spec.attention;
-  auto reject = [&](Constraint rule, std::string why) {
+  c.workload = served_workload(o, a, o.workload.tp);
+  auto reject = [&](Constraint rule, std::string why, std::vector<std::pair<std::string, double>> numbers = {}) {
     e.verdict = Verdict::rejected;
     e.constraint = rule;
     e.reason = std::move(why);
+    e.numbers = std::move(numbers);
     return e;
   };
   if (refit && !fit_budget(c.spec, ctx.shape.budget))
     return reject(Constraint::budget, "attention parameters leave no room for an FFN within the " + billions(double(ctx.shape.budget)) +
-                  " budget");
+                  " budget", {{"budget_params", double(ctx.shape.budget)}});
+  if (o.head_dim && constrained_head_dim(a) != *o.head_dim)
+    return reject(Constraint::head_dim, "head_dim " + std::to_string(constrained_head_dim(a)) + " is not --head-dim " +
+                  std::to_string(*o.head_dim), {{"head_dim", double(constrained_head_dim(a))}, {"asked", double(*o.head_dim)}});
+  if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.kv_heads_multiple_of != 0)
+    return reject(Constraint::kv_heads_multiple, std::to_string(a.num_kv_heads) + " KV heads are not a multiple of --kv-heads-multiple-of " +
+                  std::to_string(o.kv_heads_multiple_of), {{"kv_heads", double(a.num_kv_heads)}, {"multiple_of", double(o.kv_heads_multiple_of)}});
+  const double tp = double(o.workload.tp);
   if (a.num_q_heads % o.workload.tp != 0)
-    return reject(Constraint::tp_heads, std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp));
+    return reject(Constraint::tp_heads, std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp),
+                  {{"q_heads", double(a.num_q_heads)}, {"tp", tp}});
   if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.workload.tp != 0 && o.workload.tp % a.num_kv_heads != 0)
     return reject(Constraint::tp_kv_heads, std::to_string(a.num_kv_heads) + " KV heads neither split over nor replicate across tp " +
-                  std::to_string(o.workload.tp));
+                  std::to_string(o.workload.tp), {{"kv_heads", double(a.num_kv_heads)}, {"tp", tp}});
   // Kernel support: MLA needs MLA kernels; a head_dim the target's fast kernels lack would run padded
   // (the cost of the larger head_dim for less capacity), so it is rejected with that reason.
   if (a.variant == AttentionVariant::mla) {
@@ -253,47 +434,20 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
     const std::int64_t kh = kernel_head_dim(ctx.profile, a.head_dim);
     if (kh != a.head_dim)
       return reject(Constraint::kernel_head_dim, "head_dim " + std::to_string(a.head_dim) + " is not among " + ctx.profile.name +
-                    "'s fast-kernel head_dims" + (kh ? " (it would run padded to " + std::to_string(kh) + ")" : ""));
+                    "'s fast-kernel head_dims" + (kh ? " (it would run padded to " + std::to_string(kh) + ")" : ""),
+                    {{"head_dim", double(a.head_dim)}, {"padded_to", double(kh)}});
     const auto& gs = ctx.profile.kernels.group_sizes;
     if (!gs.empty() && std::find(gs.begin(), gs.end(), a.group_size()) == gs.end())
       c.penalties.push_back("group size " + std::to_string(a.group_size()) + " is not among the fast GQA kernel groups");
   }
   c.risk = assess_quality(c.spec);
-
-  // Memory: weights (split over tp) plus the KV cache of batch sequences of seq tokens, per GPU.
-  const MemoryFit fit = fit_memory(c.spec, o.workload, ctx.profile, o.memory_fraction);
-  const KvCacheCounts& kv1 = fit.one_sequence;
-  c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
-  c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
-  // A candidate rejected for memory reports what it would need at the asked (or a single) batch.
-  c.batch = o.batch.value_or(1);
-  c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
-  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
-  c.max_batch = fit.batch_within(o.max_batch);
-  if (c.max_batch == 0) {
-    e.miss = (c.weights_bytes_per_gpu + c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
-    return reject(Constraint::memory, "weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " +
-                  fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " exceed " + fmt_bytes(ctx.memory_budget) + " per GPU");
+  // A shape whose counts overflow 64 bits at this context (a window's FLOPs at millions of tokens) is
+  // skipped with its reason; the rest of the search goes on.
+  try {
+    if (const auto failed = size_and_serve(ctx, e)) return reject(*failed, e.reason, e.numbers);
+  } catch (const InputError& err) {
+    return reject(Constraint::uncountable, std::string("cannot be counted: ") + err.what());
   }
-  c.batch_capped = c.max_batch == o.max_batch;
-  if (o.batch) {
-    if (*o.batch > c.max_batch) {
-      e.miss = (c.weights_bytes_per_gpu + double(*o.batch) * c.kv_bytes_per_seq_per_gpu) / ctx.memory_budget;
-      return reject(Constraint::batch, "batch " + std::to_string(*o.batch) + " needs " +
-                    fmt_bytes(c.weights_bytes_per_gpu + double(*o.batch) * c.kv_bytes_per_seq_per_gpu) + " per GPU; " +
-                    fmt_bytes(ctx.memory_budget) + " available (at most " + std::to_string(c.max_batch) + " fit)");
-    }
-    c.batch = *o.batch;
-  } else {
-    c.batch = c.max_batch;
-  }
-  c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
-  // Replicated KV heads: each GPU holds a whole head where an even split would hold 1/tp of them.
-  if (kv1.replication > 1 && a.variant != AttentionVariant::mla)
-    c.replication_bytes = double(c.batch) * (c.kv_bytes_per_seq_per_gpu - double(kv1.bytes_total) / double(o.workload.tp));
-  c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
-
-  count_and_predict(ctx, c, o.workload.tp);
   if (c.risk.level > max_risk(o.quality))
     return reject(Constraint::quality, "quality risk " + std::string(to_string(c.risk.level)) + " exceeds --quality " +
                   std::string(to_string(o.quality)) + ": " + c.risk.reason);
@@ -304,29 +458,27 @@ bool wanted(const RecommendOptions& o, AttentionVariant v) {
   return std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end();
 }
 
-
 void score(std::vector<Candidate>& cs, Objective o) {
   if (o != Objective::balanced) {
     for (auto& c : cs) c.score = objective_value(c, o);
     return;
   }
-  // Balanced: geometric mean of throughput, latency and KV-per-token, each relative to the best.
-  double best_t = 1e300, best_l = 1e300, best_m = 1e300;
+  // Balanced: geometric mean of the throughput and latency objectives, each relative to the best. The
+  // KV cache enters once, through the batch it allows.
+  double best_t = 1e300, best_l = 1e300;
   for (const auto& c : cs) {
     best_t = std::min(best_t, objective_value(c, Objective::throughput));
     best_l = std::min(best_l, objective_value(c, Objective::latency));
-    best_m = std::min(best_m, double(c.counts.kv_cache.bytes_per_token));
   }
   for (auto& c : cs)
-    c.score = std::cbrt(objective_value(c, Objective::throughput) / best_t * objective_value(c, Objective::latency) / best_l *
-                        double(c.counts.kv_cache.bytes_per_token) / best_m);
+    c.score = std::sqrt(objective_value(c, Objective::throughput) / best_t * objective_value(c, Objective::latency) / best_l);
 }
 
 // The ranked list holds one design per variant and head_dim (and MLA latent): the architect's
 // decision. Within a class the best-scoring head counts represent it, except that a query width of
-// d_model is kept unless another width scores more than 2 % better. Input is sorted best first.
-std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted) {
-  constexpr double kWidthPreference = 1.02;
+// d_model is kept unless another width scores better by more than the expected error. Input is sorted
+// best first; the others go to `rest`.
+std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted, std::vector<Candidate>& rest) {
   std::map<std::vector<std::int64_t>, std::size_t> index;
   std::vector<Candidate> out;
   for (const auto& c : sorted) {
@@ -342,20 +494,57 @@ std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted) {
     Candidate& kept = out[it->second];
     const bool kept_full = kept.spec.attention.num_q_heads * kept.spec.attention.v_head_dim == kept.spec.d_model;
     const bool full = a.num_q_heads * a.v_head_dim == c.spec.d_model;
-    if (full && !kept_full && c.score <= kept.score * kWidthPreference) kept = c;
+    const double tol = std::max(kept.error, c.error) > 0 ? std::max(kept.error, c.error) : defaults::unknown_error;
+    if (full && !kept_full && c.score <= kept.score * (1 + tol)) {
+      rest.push_back(kept);
+      kept = c;
+    } else {
+      rest.push_back(c);
+    }
   }
   std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
   return out;
 }
 
+// The tolerance inside which designs cannot be told apart: the largest expected error among their
+// predictions (unknown: the default, said so).
+double tie_tolerance(const std::vector<Candidate>& designs) {
+  double tol = 0;
+  for (const auto& d : designs) tol = std::max(tol, d.error);
+  return tol > 0 ? tol : defaults::unknown_error;
+}
+
+// Tiers: designs sorted by score, a design within `tol` of the one before it joins its tier, so no two
+// designs whose scores lie within `tol` of each other get different ranks. A tier's rank is one more
+// than the designs in better tiers (1, 1, 1, 4). Inside a tier the order is the quality risk, then the
+// distance to the nearest shipped design, then the score.
+void assign_tiers(std::vector<Candidate>& designs, double tol) {
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= designs.size(); ++i) {
+    if (i < designs.size() && (i == begin || designs[i].score <= designs[i - 1].score * (1 + tol))) continue;
+    std::stable_sort(designs.begin() + std::ptrdiff_t(begin), designs.begin() + std::ptrdiff_t(i),
+                     [](const Candidate& a, const Candidate& b) {
+                       if (a.risk.level != b.risk.level) return a.risk.level < b.risk.level;
+                       if (a.precedent_distance != b.precedent_distance) return a.precedent_distance < b.precedent_distance;
+                       return a.score < b.score;
+                     });
+    for (std::size_t j = begin; j < i; ++j) {
+      designs[j].rank = static_cast<std::int64_t>(begin + 1);
+      designs[j].tied = i - begin > 1;
+    }
+    begin = i;
+  }
+}
+
 void mark_pareto(std::vector<Candidate>& cs) {
+  // Per GPU: the KV a sequence holds on each GPU, a request's latency, the quality risk.
   for (auto& c : cs) {
     c.pareto = true;
     for (const auto& d : cs) {
-      const bool no_worse = d.counts.kv_cache.bytes_per_token <= c.counts.kv_cache.bytes_per_token &&
-                            d.single.decode_step_ms <= c.single.decode_step_ms && d.risk.level <= c.risk.level;
-      const bool better = d.counts.kv_cache.bytes_per_token < c.counts.kv_cache.bytes_per_token ||
-                          d.single.decode_step_ms < c.single.decode_step_ms || d.risk.level < c.risk.level;
+      const bool no_worse = d.kv_bytes_per_seq_per_gpu <= c.kv_bytes_per_seq_per_gpu &&
+                            d.served.request_ms <= c.served.request_ms && d.risk.level <= c.risk.level;
+      const bool better = d.kv_bytes_per_seq_per_gpu < c.kv_bytes_per_seq_per_gpu ||
+                          d.served.request_ms < c.served.request_ms || d.risk.level < c.risk.level;
       if (no_worse && better) {
         c.pareto = false;
         break;
@@ -374,6 +563,16 @@ RecommendOptions checked_options(const RecommendOptions& given) {
   if (o.workload.context <= 0) throw InputError("--context", std::to_string(o.workload.context), "must be positive");
   if (o.workload.tp <= 0) throw InputError("--tp", std::to_string(o.workload.tp), "must be positive");
   if (o.top <= 0) throw InputError("--top", std::to_string(o.top), "must be positive");
+  if (o.output_len <= 0) throw InputError("--output-len", std::to_string(o.output_len), "must be positive");
+  if (o.kv_heads_multiple_of <= 0)
+    throw InputError("--kv-heads-multiple-of", std::to_string(o.kv_heads_multiple_of), "must be positive");
+  if (o.head_dim && *o.head_dim <= 0) throw InputError("--head-dim", std::to_string(*o.head_dim), "must be positive");
+  if (o.max_kv_bytes_per_token && *o.max_kv_bytes_per_token <= 0)
+    throw InputError("--max-kv-bytes-per-token", std::to_string(*o.max_kv_bytes_per_token), "must be positive");
+  for (const auto& [flag, v] : {std::pair<const char*, std::optional<double>>{"--ttft-ms", o.ttft_ms}, {"--tpot-ms", o.tpot_ms}})
+    if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(flag, fmt_fixed(*v, 3), "must be a positive number of milliseconds");
+  if (o.objective == Objective::goodput && !o.ttft_ms && !o.tpot_ms)
+    throw InputError("--objective", "goodput", "needs a service-level objective: --ttft-ms, --tpot-ms or both");
   if (o.variants.empty()) throw InputError("--variants", "(empty)", "name at least one of mha, gqa, mqa, mla");
   if (o.base && o.base->num_attention_layers() == 0)
     throw InputError("model", o.base->name, "has no softmax-attention layer whose heads to design");
@@ -398,7 +597,7 @@ void search(const Context& ctx, Recommendation& r, std::vector<Candidate>& feasi
     ++r.evaluated;
     if (!wanted(o, variant)) {
       if (e.verdict == Verdict::ok) rejected.push_back({std::move(e.c), Constraint::not_searched,
-                                                      "not searched: --variants leaves out " + std::string(to_string(variant))});
+                                                      "not searched: --variants leaves out " + std::string(to_string(variant)), {}});
       continue;
     }
     if (e.verdict == Verdict::ok) {
@@ -410,7 +609,7 @@ void search(const Context& ctx, Recommendation& r, std::vector<Candidate>& feasi
       r.closest = e.c;
       r.closest_miss = e.reason;
     }
-    rejected.push_back({std::move(e.c), e.constraint, std::move(e.reason)});
+    rejected.push_back({std::move(e.c), e.constraint, std::move(e.reason), std::move(e.numbers)});
   }
 }
 
@@ -439,19 +638,21 @@ void place_base(const Context& ctx, Recommendation& r, std::vector<Candidate>& f
 }
 
 // The base's place in the design ranking: its class's rank when it represents the class, else the
-// rank it would take there (the designs of other classes that score better, plus one).
+// rank it would take there: one more than the designs of other classes that beat it by more than the
+// expected error.
 void rank_base(Recommendation& r, const std::vector<Candidate>& feasible, const std::vector<Candidate>& designs) {
   if (!r.base_design || !r.base_verdict.empty()) return;
   for (const auto& c : feasible)
     if (same_attention(c.spec.attention, r.base_design->spec.attention)) {
       r.base_design = c;  // with its score and Pareto mark
       r.base_rank = 1 + std::count_if(designs.begin(), designs.end(), [&](const Candidate& d) {
-                      return d.score < c.score && !same_class(d.spec.attention, c.spec.attention);
+                      return d.score * (1 + r.tie_tolerance) < c.score && !same_class(d.spec.attention, c.spec.attention);
                     });
       for (const auto& d : designs)
         if (same_class(d.spec.attention, c.spec.attention)) {
           r.base_class_design = design_label(d.spec.attention);
           r.base_class_rank = d.rank;
+          if (same_attention(d.spec.attention, c.spec.attention)) r.base_rank = d.rank;
         }
     }
 }
@@ -482,15 +683,21 @@ Recommendation recommend(const RecommendOptions& given, const Profile& profile) 
     return r;
   }
   score(feasible, o.objective);
+  for (auto& c : feasible) c.precedent_distance = distance_to_shipped(c.spec);
   std::stable_sort(feasible.begin(), feasible.end(), [](const Candidate& a, const Candidate& b) {
     if (a.score != b.score) return a.score < b.score;
     return a.risk.level < b.risk.level;
   });
-  mark_pareto(feasible);
-  for (const auto& c : feasible)
+  std::vector<Candidate> designs = distinct_designs(feasible, r.others);
+  r.tie_tolerance = tie_tolerance(designs);
+  const bool stated = std::any_of(designs.begin(), designs.end(), [](const Candidate& d) { return d.error > 0; });
+  r.tie_basis = stated ? "the expected median error of " + profile.name + "'s predictions"
+                    : profile.name + " states no expected error; " + fmt_fixed(defaults::unknown_error * 100, 0) + " % is assumed";
+  assign_tiers(designs, r.tie_tolerance);
+  // The frontier among the ranked designs, so that every member shows the rank the ranking gives it.
+  mark_pareto(designs);
+  for (const auto& c : designs)
     if (c.pareto) r.pareto.push_back(c);
-  std::vector<Candidate> designs = distinct_designs(feasible);
-  for (std::size_t i = 0; i < designs.size(); ++i) designs[i].rank = static_cast<std::int64_t>(i + 1);
   r.designs = static_cast<std::int64_t>(designs.size());
   rank_base(r, feasible, designs);
   explain(r, designs, feasible, rejected);

@@ -17,20 +17,28 @@ std::string_view to_string(Constraint c) {
     case Constraint::tp_kv_heads: return "tp_kv_heads";
     case Constraint::mla_kernels: return "mla_kernels";
     case Constraint::kernel_head_dim: return "kernel_head_dim";
+    case Constraint::head_dim: return "head_dim";
+    case Constraint::kv_heads_multiple: return "kv_heads_multiple";
+    case Constraint::max_kv_bytes: return "max_kv_bytes";
     case Constraint::memory: return "memory";
     case Constraint::batch: return "batch";
+    case Constraint::ttft_slo: return "ttft_slo";
+    case Constraint::tpot_slo: return "tpot_slo";
     case Constraint::quality: return "quality";
+    case Constraint::uncountable: return "uncountable";
     case Constraint::not_searched: return "not_searched";
+    case Constraint::outranked: return "outranked";
   }
   return "";  // not reached: every rule returns above
 }
 
 double objective_value(const Candidate& c, Objective o) {
   switch (o) {
-    case Objective::throughput: return 1.0 / c.at_batch.tokens_per_s;
-    case Objective::latency: return c.single.decode_step_ms + 1e-6 * c.single.prefill_ms;
-    case Objective::memory: return double(c.counts.kv_cache.bytes_per_token) * (1.0 + 1e-9 * c.single.decode_step_ms);
-    case Objective::balanced: return 0;  // computed relative to the field, below
+    case Objective::throughput:
+    case Objective::goodput: return 1.0 / c.served.tokens_per_s_per_gpu;  // the batch already meets the SLOs
+    case Objective::latency: return c.served.request_ms;
+    case Objective::memory: return c.kv_bytes_per_seq_per_gpu;
+    case Objective::balanced: return 0;  // computed relative to the field, in score()
   }
   return 0;
 }
@@ -109,12 +117,40 @@ std::string memory_sentence(const Recommendation& r, const Candidate& c) {
          (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".";
 }
 
+std::string batch_limit_text(const Recommendation& r, const Candidate& c) {
+  const std::string& l = c.served.batch_limit;
+  if (l == "engine") return "the batch is " + r.options.engine.name + "'s max_num_seqs";
+  if (l == "tpot") return "the largest batch meeting --tpot-ms";
+  if (l == "max-batch") return "the batch search stops at --max-batch";
+  if (l == "asked") return "the batch asked";
+  return "the batch memory allows";
+}
+
 std::string speed_sentence(const Recommendation& r, const Candidate& c) {
   const RecommendOptions& o = r.options;
-  return "Decode step " + fmt_ms(c.at_batch.decode_step_ms) + " at batch " + std::to_string(c.batch) + " = " +
-         fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s (attention " + fmt_ms(c.at_batch.decode_attention_ms) +
-         "); at batch 1 " + fmt_ms(c.single.decode_step_ms) + " per token; prefill of " + std::to_string(o.workload.context) +
-         " tokens " + fmt_ms(c.single.prefill_ms) + " (" + basis(r, c) + ").";
+  const std::string per_gpu = c.served.gpus > 1 ? " per GPU over " + std::to_string(c.served.gpus) : " per GPU";
+  return "Served by " + o.engine.name + " at batch " + std::to_string(c.batch) + " (" + batch_limit_text(r, c) + "): " +
+         fmt_fixed(c.served.tokens_per_s_per_gpu, 0) + " tokens/s" + per_gpu + ", TPOT " + fmt_ms(c.served.tpot_at_batch_ms) +
+         " (decode step " + fmt_ms(c.at_batch.decode_step_ms) + " of kernels, attention " + fmt_ms(c.at_batch.decode_attention_ms) +
+         "). One request alone: TTFT " + fmt_ms(c.served.ttft_ms) + " for " + std::to_string(o.workload.context) +
+         " tokens (prefill kernels " + fmt_ms(c.single.prefill_ms) + "), TPOT " + fmt_ms(c.served.tpot_ms) + ", " +
+         std::to_string(o.output_len) + " tokens in " + fmt_ms(c.served.request_ms) +
+         (c.workload.dp_attention ? "; attention data parallel over the " + std::to_string(c.workload.tp) + " GPUs" : "") + " (" +
+         basis(r, c) + ").";
+}
+
+// Where it stands among designs the prediction cannot tell apart.
+std::string tie_sentence(const Recommendation& r, const std::vector<Candidate>& designs, const Candidate& c) {
+  std::vector<std::string> others;
+  for (const auto& d : designs)
+    if (d.rank == c.rank && !same_attention(d.spec.attention, c.spec.attention)) others.push_back(design_label(d.spec.attention, LabelStyle::table));
+  if (others.empty()) return "";
+  std::string list;
+  for (std::size_t i = 0; i < others.size() && i < 4; ++i) list += (i ? ", " : "") + others[i];
+  if (others.size() > 4) list += " and " + std::to_string(others.size() - 4) + " more";
+  return "Tied at rank " + std::to_string(c.rank) + " with " + list + ": their " + std::string(to_string(r.options.objective)) +
+         " scores lie within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of each other (" + r.tie_basis +
+         "); inside the tier the order is quality risk, then closeness to a shipped design, then the score.";
 }
 
 // Against MHA with the same heads, against the model's own design, and a sparse design against its
@@ -129,21 +165,23 @@ void comparisons(const Recommendation& r, const std::vector<Candidate>& feasible
     if (const Candidate* mha = find_design(feasible, AttentionVariant::mha, nq, nq, a.head_dim, a.indexer.topk))
       out.push_back("Against MHA with the same " + std::to_string(nq) + " heads of " + std::to_string(a.head_dim) + ": " +
                     kv_against(double(mha->counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", " + times_x(double(c.max_batch) / double(std::max<std::int64_t>(1, mha->max_batch))) +
-                    " the batch, " + pct(c.at_batch.tokens_per_s / mha->at_batch.tokens_per_s) + " tokens/s.");
+                    " the batch, " + pct(c.served.tokens_per_s_per_gpu / mha->served.tokens_per_s_per_gpu) + " tokens/s per GPU.");
   }
-  if (r.base_design && r.base_design->at_batch.tokens_per_s > 0 && !same_attention(a, r.base_design->spec.attention)) {
+  if (r.base_design && r.base_design->served.tokens_per_s_per_gpu > 0 && !same_attention(a, r.base_design->spec.attention)) {
     const Candidate& own = *r.base_design;
     out.push_back("Against " + own.spec.name + "'s own " + design_label(own.spec.attention) + ": " +
                   kv_against(double(own.counts.kv_cache.bytes_per_token), double(kv.bytes_per_token)) + ", batch " + std::to_string(c.batch) + " against " + std::to_string(own.batch) + ", " +
-                  pct(c.at_batch.tokens_per_s / own.at_batch.tokens_per_s) + " tokens/s, " +
-                  pct(c.single.decode_step_ms / own.single.decode_step_ms) + " decode time at batch 1.");
+                  pct(c.served.tokens_per_s_per_gpu / own.served.tokens_per_s_per_gpu) + " tokens/s per GPU, " +
+                  pct(c.served.ttft_ms / own.served.ttft_ms) + " TTFT, " +
+                  pct(c.served.tpot_ms / own.served.tpot_ms) + " TPOT at batch 1 (quality risk " + std::string(to_string(c.risk.level)) +
+                  " against " + std::string(to_string(own.risk.level)) + ").");
   }
   if (o.index_topk > 0 && a.sparse())
     if (const Candidate* dense = find_twin(feasible, a, 0))
       out.push_back("Against the same design with dense attention: the indexer's keys add " +
                     fmt_bytes(double(kv.bytes_per_token - dense->counts.kv_cache.bytes_per_token)) + " per token, batch " +
                     std::to_string(c.batch) + " against " + std::to_string(dense->batch) + ", " +
-                    pct(c.at_batch.tokens_per_s / dense->at_batch.tokens_per_s) + " tokens/s, " +
+                    pct(c.served.tokens_per_s_per_gpu / dense->served.tokens_per_s_per_gpu) + " tokens/s per GPU, " +
                     pct(c.single.decode_step_ms / dense->single.decode_step_ms) + " decode time at batch 1 (indexer " +
                     fmt_ms(c.single.decode_indexer_ms) + " of it, " +
                     (roofline_for(c.single.basis, "indexer/") ? "its roofline: " + r.profile.name + " has no fit of the indexer"
@@ -153,21 +191,29 @@ void comparisons(const Recommendation& r, const std::vector<Candidate>& feasible
 // What it gives up: the leanest KV and the fastest single-stream decode among the feasible ("" when
 // it is both).
 std::string gives_up_sentence(const std::vector<Candidate>& feasible, const Candidate& c) {
-  const KvCacheCounts& kv = c.counts.kv_cache;
   const Candidate* leanest = &feasible.front();
   const Candidate* fastest = &feasible.front();
+  const Candidate* widest = &feasible.front();
   for (const auto& f : feasible) {
-    if (f.counts.kv_cache.bytes_per_token < leanest->counts.kv_cache.bytes_per_token) leanest = &f;
-    if (f.single.decode_step_ms < fastest->single.decode_step_ms) fastest = &f;
+    if (f.kv_bytes_per_seq_per_gpu < leanest->kv_bytes_per_seq_per_gpu) leanest = &f;
+    if (f.served.request_ms < fastest->served.request_ms) fastest = &f;
+    if (f.served.tokens_per_s_per_gpu > widest->served.tokens_per_s_per_gpu) widest = &f;
   }
+  // Only what lies beyond the expected error is given up.
+  const double tol = std::max(c.error, 1e-9);
   std::vector<std::string> gives;
-  if (leanest->counts.kv_cache.bytes_per_token < kv.bytes_per_token)
-    gives.push_back(design_label(leanest->spec.attention) + " needs " +
-                    times_x(double(kv.bytes_per_token) / double(leanest->counts.kv_cache.bytes_per_token)) +
-                    " less KV per token (quality risk " + std::string(to_string(leanest->risk.level)) + ")");
-  if (fastest->single.decode_step_ms < c.single.decode_step_ms * 0.995)
-    gives.push_back(design_label(fastest->spec.attention) + " decodes a single stream " +
-                    fmt_fixed((c.single.decode_step_ms / fastest->single.decode_step_ms - 1.0) * 100, 1) + " % faster");
+  if (leanest->kv_bytes_per_seq_per_gpu * (1 + tol) < c.kv_bytes_per_seq_per_gpu)
+    gives.push_back(design_label(leanest->spec.attention) + " holds " +
+                    times_x(c.kv_bytes_per_seq_per_gpu / leanest->kv_bytes_per_seq_per_gpu) +
+                    " less KV per sequence per GPU (quality risk " + std::string(to_string(leanest->risk.level)) + ")");
+  if (fastest->served.request_ms * (1 + tol) < c.served.request_ms)
+    gives.push_back(design_label(fastest->spec.attention) + " serves a request alone " +
+                    fmt_fixed((c.served.request_ms / fastest->served.request_ms - 1.0) * 100, 1) + " % faster (quality risk " +
+                    std::string(to_string(fastest->risk.level)) + ")");
+  if (widest->served.tokens_per_s_per_gpu > c.served.tokens_per_s_per_gpu * (1 + tol))
+    gives.push_back(design_label(widest->spec.attention) + " serves " +
+                    pct(widest->served.tokens_per_s_per_gpu / c.served.tokens_per_s_per_gpu) + " tokens/s per GPU (quality risk " +
+                    std::string(to_string(widest->risk.level)) + ")");
   if (gives.empty()) return "";
   std::string s = "Gives up: ";
   for (std::size_t i = 0; i < gives.size(); ++i) s += (i ? "; " : "") + gives[i];
@@ -184,9 +230,11 @@ std::string params_sentence(const Recommendation& r, const Candidate& c) {
          (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest.");
 }
 
-void rationale(const Recommendation& r, const std::vector<Candidate>& feasible, Candidate& c) {
+void rationale(const Recommendation& r, const std::vector<Candidate>& designs, const std::vector<Candidate>& feasible,
+               Candidate& c) {
   // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
   std::vector<std::string>& out = c.rationale;
+  if (std::string tie = tie_sentence(r, designs, c); !tie.empty()) out.push_back(tie);
   out.push_back(memory_sentence(r, c));
   out.push_back(speed_sentence(r, c));
   comparisons(r, feasible, c, out);
@@ -206,55 +254,70 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
              std::vector<Rejected>& rejected) {
   const RecommendOptions& o = r.options;
   const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(o.top), designs.size());
-  for (std::size_t i = 0; i < top; ++i) {
-    rationale(r, all, designs[i]);
-    r.ranked.push_back(designs[i]);
+  for (std::size_t i = 0; i < top; ++i) rationale(r, designs, all, designs[i]);
+  r.ranked = designs;
+  if (r.base_design && r.base_rank > 1) {
+    const Candidate& own = *r.base_design;
+    std::vector<std::string> better;
+    for (const auto& d : designs) {
+      if (d.score * (1 + r.tie_tolerance) >= own.score || same_class(d.spec.attention, own.spec.attention)) continue;
+      if (better.size() < 3)
+        better.push_back(design_label(d.spec.attention, LabelStyle::table) + " (rank " + std::to_string(d.rank) + ": " +
+                         pct(d.served.tokens_per_s_per_gpu / own.served.tokens_per_s_per_gpu) + " tokens/s per GPU, " +
+                         pct(d.served.request_ms / own.served.request_ms) + " request time, " +
+                         kv_against(own.kv_bytes_per_seq_per_gpu, d.kv_bytes_per_seq_per_gpu) + " per GPU, risk " +
+                         std::string(to_string(d.risk.level)) + " against " + std::string(to_string(own.risk.level)) + ")");
+    }
+    std::string list;
+    for (std::size_t i = 0; i < better.size(); ++i) list += (i ? "; " : "") + better[i];
+    r.base_beaten_by = std::to_string(r.base_rank - 1) + " design(s) beat it on " + std::string(to_string(o.objective)) +
+                       " by more than the expected error, first " + list;
   }
-  // Frontier members carry the rank of their design class (variant, head_dim, MLA ranks).
-  for (auto& p : r.pareto)
-    for (const auto& c : designs)
-      if (same_class(c.spec.attention, p.spec.attention)) p.rank = c.rank;
   std::sort(r.pareto.begin(), r.pareto.end(), [](const Candidate& a, const Candidate& b) {
-    return a.counts.kv_cache.bytes_per_token < b.counts.kv_cache.bytes_per_token;
+    return a.kv_bytes_per_seq_per_gpu < b.kv_bytes_per_seq_per_gpu;
   });
 
-  // Notable alternatives, at most one line of each kind per variant: its best design when it missed
-  // the top K, its best design the quality tolerance excluded, its best design when --variants left
-  // it out, and one example of each hard constraint (kernel head_dim, tensor parallelism, memory,
-  // budget) among designs whose query width is d_model.
+  // Every rejection goes to the output with its rule and numbers; the notable ones are listed in the
+  // text, at most one line of each kind per variant: its best design when it missed the top K, its best
+  // design the quality tolerance excluded, its best design when --variants left it out, and one example
+  // of each hard constraint among designs whose query width is d_model.
   std::set<std::string> seen;
-  for (const auto& c : r.ranked) seen.insert(design_label(c.spec.attention));
-  auto add = [&](const AttentionSpec& a, const std::string& reason) {
-    if (seen.insert(design_label(a)).second) r.rejected.push_back({design_label(a), reason});
+  for (std::size_t i = 0; i < top; ++i) seen.insert(design_label(designs[i].spec.attention));
+  auto add = [&](const AttentionSpec& a, Constraint rule, const std::string& reason,
+                 std::vector<std::pair<std::string, double>> numbers) {
+    if (seen.insert(design_label(a)).second) r.rejected.push_back({design_label(a), rule, reason, std::move(numbers), true});
   };
   auto summary = [](const Candidate& c) {
-    return fmt_fixed(c.at_batch.tokens_per_s, 0) + " tokens/s at batch " + std::to_string(c.batch) + ", " +
+    return fmt_fixed(c.served.tokens_per_s_per_gpu, 0) + " tokens/s per GPU at batch " + std::to_string(c.batch) + ", " +
            fmt_bytes(double(c.counts.kv_cache.bytes_per_token)) + "/token KV, risk " + std::string(to_string(c.risk.level));
   };
   for (AttentionVariant v : o.variants)
     for (const auto& c : designs)
       if (c.spec.attention.variant == v) {
         if (c.rank > static_cast<std::int64_t>(top))
-          add(c.spec.attention, "best " + std::string(to_string(v)) + " design, ranked " + std::to_string(c.rank) + " of " +
-                                    std::to_string(designs.size()) + " on " + std::string(to_string(o.objective)) + ": " +
-                                    summary(c));
+          add(c.spec.attention, Constraint::outranked,
+              "best " + std::string(to_string(v)) + " design, ranked " + std::to_string(c.rank) + " of " +
+                  std::to_string(designs.size()) + " on " + std::string(to_string(o.objective)) + ": " + summary(c),
+              {{"rank", double(c.rank)}, {"score", c.score}});
         break;
       }
+  const std::size_t outranked = r.rejected.size();
   std::vector<const Rejected*> sorted;
   for (const auto& rj : rejected) sorted.push_back(&rj);
   // Rejections that got as far as a prediction, best throughput first; the rest keep their order.
   // Those stopped earlier are taken nearest head_dim 128 first, the most common choice.
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
-    const double ta = a->candidate.at_batch.tokens_per_s, tb = b->candidate.at_batch.tokens_per_s;
+    const double ta = a->candidate.served.tokens_per_s_per_gpu, tb = b->candidate.served.tokens_per_s_per_gpu;
     if (ta != tb) return ta > tb;
     auto off = [](const Candidate& c) { return std::fabs(std::log2(double(c.spec.attention.head_dim) / 128.0)); };
     return off(a->candidate) < off(b->candidate);
   });
   std::set<std::string> kinds;
+  std::vector<Rejection> all_rejected;
   for (const auto* rj : sorted) {
     const Candidate& c = rj->candidate;
     const AttentionSpec& a = c.spec.attention;
-    const std::string& why = rj->reason;
+    all_rejected.push_back({design_label(a), rj->constraint, rj->reason, rj->numbers, false});
     // One line per rule (per variant for the quality tolerance and --variants), hard rules only among
     // designs whose query width is d_model.
     std::string kind;
@@ -263,19 +326,27 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
     else if (a.num_q_heads * a.v_head_dim == c.spec.d_model) kind = std::string(to_string(rj->constraint));
     else continue;
     if (!kinds.insert(kind).second) continue;
-    std::string text = why;
-    if (c.at_batch.tokens_per_s > 0 && kind.rfind("variants", 0) != 0) text += " (would serve " + summary(c) + ")";
+    std::string text = rj->reason;
+    if (c.served.tokens_per_s_per_gpu > 0 && kind.rfind("variants", 0) != 0) text += " (would serve " + summary(c) + ")";
     if (kind.rfind("variants", 0) == 0) {
       if (c.risk.level > max_risk(o.quality)) {
         kinds.erase(kind);
         continue;
       }
       text += ": would serve " + summary(c);
-      if (a.variant == AttentionVariant::mla)
-        text += " (MLA changes training: decoupled RoPE, latent projections; add mla to --variants)";
     }
-    add(a, text);
+    if (seen.insert(design_label(a)).second) {
+      all_rejected.back().notable = true;
+      all_rejected.back().reason = text;
+    }
   }
+  // The notable lines first (outranked designs, then rules), then every other rejection.
+  std::vector<Rejection> out(r.rejected.begin(), r.rejected.begin() + std::ptrdiff_t(outranked));
+  for (auto& rj : all_rejected)
+    if (rj.notable) out.push_back(rj);
+  for (auto& rj : all_rejected)
+    if (!rj.notable) out.push_back(std::move(rj));
+  r.rejected = std::move(out);
 }
 
 }  // namespace mhacfg

@@ -15,25 +15,15 @@ namespace mhacfg {
 
 // The objective's value for one candidate (lower is better); balanced is relative, see score().
 double objective_value(const Candidate& c, Objective o);
-// The rules a candidate can fail, stored beside the sentence that states the failure, so that the
-// explanation groups rejections by rule rather than by the words of the sentence.
-enum class Constraint {
-  budget,        // the attention leaves no room for an FFN within the parameter budget
-  tp_heads,      // query heads do not divide over --tp
-  tp_kv_heads,   // KV heads neither split over nor replicate across --tp
-  mla_kernels,   // the target lists no MLA kernels
-  kernel_head_dim,  // head_dim is not among the target's fast-kernel head_dims
-  memory,        // weights and one sequence's KV exceed the memory per GPU
-  batch,         // the asked batch does not fit
-  quality,       // the quality risk exceeds --quality
-  not_searched,  // feasible, but --variants leaves its variant out
-};
-std::string_view to_string(Constraint c);
 
+
+// A rejected candidate with the rule it failed (stored beside the sentence that states the failure,
+// so that the explanation groups rejections by rule rather than by the words of the sentence).
 struct Rejected {
   Candidate candidate;
   Constraint constraint;
   std::string reason;
+  std::vector<std::pair<std::string, double>> numbers;
 };
 
 // A Llama-style baseline: MHA with head_dim 128 (64 when 128 does not divide d_model), gated FFN of

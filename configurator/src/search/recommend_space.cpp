@@ -19,6 +19,18 @@ std::vector<std::int64_t> q_widths(std::int64_t d) {
   return {w.begin(), w.end()};
 }
 
+// MLA's query heads (of 128): the widths above, and on to DeepSeek-V3's 128 heads of 128 on d_model
+// 7168 (2.29 d_model; V2: 128 heads on 5120, 3.2 d_model), to 3.25 d_model; with every power of two in range.
+std::vector<std::int64_t> mla_heads(std::int64_t d) {
+  const std::int64_t step = std::max<std::int64_t>(64, d / 8 / 64 * 64);
+  std::set<std::int64_t> h;
+  for (std::int64_t x = (7 * d / 8 + step - 1) / step * step; x <= 13 * d / 4; x += step)
+    if (x % 128 == 0) h.insert(x / 128);
+  for (std::int64_t p = 1; p * 128 <= 13 * d / 4; p *= 2)
+    if (p * 128 >= 7 * d / 8) h.insert(p);
+  return {h.begin(), h.end()};
+}
+
 // No query compression, and from d_model 4096 up also DeepSeek's ~3/8 d_model (V2: 1536 of 5120).
 std::vector<std::int64_t> mla_q_lora_ranks(std::int64_t d) {
   if (d < 4096) return {0};
@@ -52,21 +64,19 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
           out.push_back(std::move(m));
         }
       }
-    // MLA as DeepSeek-V2/V3 build it: per-head nope and value width 128, RoPE 64, latent 2..8 x 128;
-    // query compression from d_model 4096 up.
-    for (std::int64_t vhd : {128}) {
-      if (width % vhd != 0) continue;
-      const std::int64_t nq = width / vhd;
-      for (std::int64_t mult : {2, 3, 4, 6, 8})
-        for (std::int64_t q_lora : mla_q_lora_ranks(shape.d_model)) {
-          ModelSpec m = base;
-          m.attention = AttentionSpec{AttentionVariant::mla, nq, nq, vhd + 64, vhd, false, false, false, false, false, false, {}};
-          m.attention.mla = MlaSpec{q_lora, mult * vhd, vhd, 64};
-          m.attention.indexer = base.attention.indexer;
-          out.push_back(std::move(m));
-        }
-    }
   }
+  // MLA as DeepSeek-V2/V3 build it: per-head nope and value width 128, RoPE 64, latent 2..8 x 128;
+  // query compression from d_model 4096 up.
+  const std::int64_t vhd = 128;
+  for (std::int64_t nq : mla_heads(shape.d_model))
+    for (std::int64_t mult : {2, 3, 4, 6, 8})
+      for (std::int64_t q_lora : mla_q_lora_ranks(shape.d_model)) {
+        ModelSpec m = base;
+        m.attention = AttentionSpec{AttentionVariant::mla, nq, nq, vhd + 64, vhd, false, false, false, false, false, false, {}};
+        m.attention.mla = MlaSpec{q_lora, mult * vhd, vhd, 64};
+        m.attention.indexer = base.attention.indexer;
+        out.push_back(std::move(m));
+      }
   if (o.index_topk > 0) {  // each design dense and sparse
     IndexerSpec x = base.attention.sparse() ? base.attention.indexer
                                             : IndexerSpec{CustomDefaults::indexer_heads, CustomDefaults::indexer_head_dim, 0};

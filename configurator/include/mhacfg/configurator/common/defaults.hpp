@@ -11,6 +11,10 @@ inline constexpr const char* target = "h100-sxm";   // --target: a datasheet pro
 inline constexpr double memory_fraction = 0.9;      // of device memory for weights + KV; the rest is the engine's
 inline constexpr std::int64_t context = 8192;       // recommend's --context
 inline constexpr std::int64_t max_batch = 1024;     // the batch search (and an unbounded model's batch) stops here
+inline constexpr std::int64_t output_len = 1024;    // recommend's --output-len: tokens a request generates
+// Designs whose scores differ by less than the prediction's expected error share a rank; where the
+// profile states none (a bare roofline), this fraction is taken and said so.
+inline constexpr double unknown_error = 0.10;
 }  // namespace defaults
 
 // Defaults for a model given only by flags (stated in the README and in every output's "model").
