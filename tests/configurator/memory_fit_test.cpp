@@ -19,11 +19,11 @@ TEST_CASE("memory: weights plus KV fit, a given batch is honoured or rejected", 
     CHECK(c.memory_bytes_per_gpu <= 24e9 * 0.9);
     CHECK(c.headroom_bytes >= 0);
   }
-  o.batch = 64;
+  o.batch = 256;
   const Recommendation none = rec(o);
   CHECK(none.ranked.empty());
   REQUIRE(none.closest.has_value());
-  CHECK(none.closest_miss.find("batch 64 needs") != std::string::npos);
+  CHECK(none.closest_miss.find("batch 256 needs") != std::string::npos);
 }
 
 TEST_CASE("one memory rule: sequences of KV beside the served weights, in a fraction of the memory", "[recommend]") {

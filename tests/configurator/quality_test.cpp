@@ -147,6 +147,8 @@ TEST_CASE("MQA with narrow heads rates above MQA with wide heads", "[recommend][
   const QualityRisk wide = assess_quality(redesign(base, AttentionVariant::mqa, 32, 1, 128));
   const QualityRisk narrow = assess_quality(redesign(base, AttentionVariant::mqa, 128, 1, 32));
   CHECK(wide.level == RiskLevel::low);  // Falcon-7B ships MQA at this scale with less KV (1 x 64 of 4544)
+  CHECK(wide.precedent_support == 1);   // and it alone: a lean design with one precedent
+  CHECK(assess_quality(base).precedent_support > 5);  // Llama-3-8B's 8 x 128 is common practice
   CHECK(narrow.level > wide.level);
   bool cites_bottleneck = false;
   for (const auto& r : narrow.rules)

@@ -46,10 +46,10 @@ TEST_CASE("a model's attention is searched with the rest of the model kept, its 
 
 TEST_CASE("a MoE model holds the budget with its experts' width, a rejected own design says why", "[recommend]") {
   RecommendOptions o = of_model("qwen3-30b-a3b", 32768);
-  const Recommendation strict = rec(o);  // 4 KV heads in groups of 8: medium risk, over conservative
+  const Recommendation strict = rec(o);  // its own 32/4 x 128 is a released design: low, within conservative
   REQUIRE(strict.base_design);
-  CHECK(strict.base_rank == 0);
-  CHECK(strict.base_verdict.rfind("quality risk medium exceeds --quality conservative", 0) == 0);
+  CHECK(strict.base_verdict.empty());
+  CHECK(strict.base_rank >= 1);
   o.quality = QualityTolerance::balanced;
   const Recommendation r = rec(o);
   CHECK(r.base_verdict.empty());

@@ -87,7 +87,7 @@ check("recommend", mla, "recommend with MLA")
 none = json.loads(run(["recommend", "--params", "70B", "--target", "rtx-4090", "--format", "json"], expect=1))
 check("recommend", none, "recommend (infeasible)")
 assert none["feasible"] is False and "closest" in none
-for fixture, ranked, tp, weights in (("llama-3-8b.json", True, "1", "bf16"), ("qwen3-30b-a3b.json", False, "1", "bf16"),
+for fixture, ranked, tp, weights in (("llama-3-8b.json", True, "1", "bf16"), ("qwen3-30b-a3b.json", True, "1", "bf16"),
                                      ("qwen3-next-80b-a3b-instruct.json", False, "2", "bf16"),
                                      ("deepseek-v3.2.json", False, "8", "fp8")):
     own = json.loads(run(["recommend", "--hf-config", str(hf / fixture), "--seq", "32768", "--target",

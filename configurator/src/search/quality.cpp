@@ -50,8 +50,6 @@ namespace {
 // The fewest keys per query a sparse design was validated with: DeepSeek-V3.2-Exp selects 2048 and
 // matched its dense twin (docs/quality-risk.md, "deepseek-v3.2-exp").
 constexpr std::int64_t kValidatedTopk = 2048;
-// Shipped head_dim never exceeds this in the precedent table; wider heads are outside all of it.
-constexpr std::int64_t kWidestShippedHeadDim = 256;
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -80,6 +78,8 @@ QualityRisk assess_quality(const ModelSpec& m) {
   q.precedent = near.name;
   q.precedent_design = near.design();
   q.inside_envelope = inside_envelope(d);
+  q.envelope_members = static_cast<int>(env.members.size());
+  for (const Precedent* p : env.members) q.precedent_support += design_point(*p).kv_ratio <= d.kv_ratio * (1 + 1e-9);
 
   // Base: the variant's standing in the ablations that trained it against MHA.
   int base = 1;
@@ -125,12 +125,13 @@ QualityRisk assess_quality(const ModelSpec& m) {
                        "head_dim " + std::to_string(d.head_dim) + " is below the narrowest released at " + band + " (" +
                            std::to_string(env.min_head_dim) + "): small heads bottleneck each head's rank"});
   }
-  if (d.head_dim > kWidestShippedHeadDim) {
+  // Wide heads: wider than any released at this scale (fewer, wider heads); no ablation, a judgement.
+  if (d.head_dim > env.max_head_dim) {
     steps += 1;
     ++factors;
     q.rules.push_back({"head-dim-wide", 1, {"precedents"},
-                       "head_dim " + std::to_string(d.head_dim) + " is wider than any released model's (" +
-                           std::to_string(kWidestShippedHeadDim) + "; a judgement from the table, no ablation)"});
+                       "head_dim " + std::to_string(d.head_dim) + " is wider than any released at " + band + " (" +
+                           std::to_string(env.max_head_dim) + "; a judgement from the table, no ablation)"});
   }
   if (d.index_topk > 0) {
     if (d.index_topk < kValidatedTopk) {
@@ -148,7 +149,8 @@ QualityRisk assess_quality(const ModelSpec& m) {
   if (q.inside_envelope)
     q.rules.push_back({"envelope", 0, {"precedents"},
                        "inside what released " + family_text(d.variant) + " models of " + band + " ship (" +
-                           std::to_string(env.members.size()) + " models)"});
+                           std::to_string(q.precedent_support) + " of " + std::to_string(env.members.size()) +
+                           " keep no more KV)"});
 
   // One factor tops out at high; very_high needs two that compound.
   const int cap = factors >= 2 ? static_cast<int>(RiskLevel::very_high) : static_cast<int>(RiskLevel::high);

@@ -36,6 +36,11 @@ struct QualityRisk {
   std::string precedent;          // the nearest released model ("Llama-3-8B")
   std::string precedent_design;   // its attention design ("gqa 32q/8kv x 128")
   bool inside_envelope = false;   // within what released models of its scale ship
+  // Released models of its family and scale (the envelope's members) that keep no more KV capacity
+  // than it does: 1 means a single model ships anything this lean (Falcon-7B for MQA at 7B), many
+  // means common practice. The ranking may prefer well-supported designs among equal levels.
+  int precedent_support = 0;
+  int envelope_members = 0;
   std::vector<RiskRule> rules;
 };
 
