@@ -191,7 +191,7 @@ std::string tokens_help() { return "; k = 1024, m = 1048576: 32k = 32768, as mod
 void add_model_options(po::options_description& d) {
   d.add_options()
       ("hf-config", po::value<std::string>(), "Hugging Face config.json file")
-      ("model", po::value<std::string>(), "shipped model preset (see README)")
+      ("model", po::value<std::string>(), "shipped model preset (mhacfg models lists them)")
       ("d-model", po::value<std::string>(), "hidden size")
       ("layers", po::value<std::string>(), "number of layers")
       ("heads", po::value<std::string>(), "query heads")

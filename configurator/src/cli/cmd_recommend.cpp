@@ -79,7 +79,7 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       "mhacfg recommend: query heads, KV heads, head_dim and projection for a budget, a context and a target");
   d.add_options()
       ("hf-config", po::value<std::string>(), "a model's config.json: search its attention, keep the rest (d_model, layers, vocabulary, FFN or experts, norms, windows)")
-      ("model", po::value<std::string>(), "a shipped preset to search the attention of, as --hf-config")
+      ("model", po::value<std::string>(), "a shipped preset (mhacfg models lists them) to search the attention of, as --hf-config")
       ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers; with a model: its parameters)")
       ("d-model", po::value<std::string>(), "hidden size (with --layers)")
       ("layers", po::value<std::string>(), "layers (with --d-model)")
