@@ -36,7 +36,7 @@ TEST_CASE("golden: analyze in every format", "[cli][golden]") {
   golden("analyze-llama-3-8b.txt", {"analyze", "--model", "llama-3-8b", "--context", "8192"});
   golden("analyze-gpt2.json", {"analyze", "--model", "gpt2", "--format", "json"});
   golden("analyze-deepseek-v3.md", {"analyze", "--model", "deepseek-v3", "--context", "32768", "--format", "markdown"});
-  golden("analyze-mistral-7b.csv", {"analyze", "--model", "mistral-7b", "--context", "32768", "--format", "csv"});
+  golden("analyze-mistral-7b-v0.1.csv", {"analyze", "--model", "mistral-7b-v0.1", "--context", "32k", "--format", "csv"});
   golden("analyze-llama-3-70b-tp8-h100.txt",
          {"analyze", "--model", "llama-3-70b", "--tp", "8", "--batch", "16", "--target", "h100-sxm"});
   golden("analyze-gemma-2-9b.txt", {"analyze", "--hf-config", fixture("hf/gemma-2-9b.json"), "--context", "32768"});

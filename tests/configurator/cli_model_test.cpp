@@ -23,7 +23,7 @@ TEST_CASE("compare shows the modules outside the total when a model has them", "
   CHECK(extra.find("419.8 M vision") != std::string::npos);
   CHECK(extra.find(" mtp") != std::string::npos);
   CHECK(extra.find('%') == std::string::npos);
-  const CliResult without = run({"compare", "llama-3-8b", "mistral-7b"});
+  const CliResult without = run({"compare", "llama-3-8b", "mistral-7b-v0.1"});
   CHECK(without.out.find("params extra") == std::string::npos);
 }
 

@@ -162,7 +162,7 @@ void args(const std::uint8_t* data, std::size_t size) {
   a.push_back(cur);
   if (a.size() > 40) return;
   static const std::vector<std::string> allowed = {"analyze",  "compare", "recommend", "profiles",
-                                                   "predict",  "validate", "calibrate"};
+                                                   "models",   "predict",  "validate", "calibrate"};
   bool ok = false;
   for (const auto& c : allowed) ok = ok || a[0] == c;
   if (!ok) return;

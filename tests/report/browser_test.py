@@ -94,5 +94,5 @@ def check(name, args):
 
 check("recommend", ["recommend", "--d-model", "4096", "--layers", "32", "--seq", "8192", "--target", "h100-sxm"])
 check("analyze", ["analyze", "--model", "deepseek-v2-lite", "--context", "32768", "--target", "h200-sxm"])
-check("compare", ["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2", "--context", "16384"])
+check("compare", ["compare", "llama-3-8b", "mistral-7b-v0.1", "model=llama-3-8b,kv-heads=2", "--context", "16384"])
 print("3 passed, 0 failed")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validates real mhacfg outputs against the published JSON Schemas (draft 2020-12).
 
-Runs the CLI for analyze (several families), recommend (feasible and infeasible), compare, profiles,
+Runs the CLI for analyze (several families), recommend (feasible and infeasible), compare, profiles, models,
 calibrate --from (a fitted profile), predict and bench records, serving validate, predict and calibrate
 (an engine) and the shipped engines, and checks each document; then
 checks that documents with a required key removed or a wrong type are rejected, so the schemas are
@@ -95,7 +95,7 @@ for fixture, ranked, tp, weights in (("llama-3-8b.json", True, "1", "bf16"), ("q
     check("recommend", own, "recommend --hf-config " + fixture)
     assert (own["model_design"]["rank"] is not None) == ranked, own["model_design"]
 
-cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b", "model=llama-3-8b,kv-heads=2",
+cmp = json.loads(run(["compare", "llama-3-8b", "mistral-7b-v0.1", "model=llama-3-8b,kv-heads=2",
                      "model=llama-3-8b,attention-chunk=8192,global-every=4", str(hf / "gemma-3-4b-pt.json"),
                      str(hf / "qwen3-next-80b-a3b-instruct.json"), "--format", "json"]))
 check("compare", cmp, "compare")
@@ -141,6 +141,14 @@ for line in run(["bench", "--device", "cpu", "--in", str(shapes), "--threads", "
                  "--min-time", "0.001"]).splitlines():
     check("record", json.loads(line), "bench record")
 
+# The model presets: every one with its source and shape, the aliases and the names refused as ambiguous.
+models = json.loads(run(["models", "--format", "json"]))
+check("models", models, "models")
+presets = {p["name"]: p for p in models["presets"]}
+assert presets["llama-3-8b"]["params"] == 8030261248 and presets["llama-3-8b"]["source"] == "meta-llama/Meta-Llama-3-8B"
+assert presets["deepseek-v3"]["kv_lora_rank"] == 512 and presets["falcon-7b"]["max_context"] is None, presets["falcon-7b"]
+assert {"name": "mistral-7b", "presets": ["mistral-7b-v0.1", "mistral-7b-v0.3"]} in models["aliases"], models["aliases"]
+
 # Serving measurements: validate's document, predict's lines, an engine fitted by calibrate, the shipped engines.
 published = str(source / "tests/fixtures/e2e-published.train.jsonl")
 served = json.loads(run(["validate", "--in", published, "--format", "json"]))
@@ -172,6 +180,12 @@ must_fail("serving", broken, "serving validate with a string prediction")
 broken = copy.deepcopy(served)
 del broken["summary"]["by_gpu"]
 must_fail("serving", broken, "serving validate without its per-GPU summary")
+broken = copy.deepcopy(models)
+del broken["presets"][0]["source"]
+must_fail("models", broken, "models without a preset's source")
+broken = copy.deepcopy(models)
+broken["presets"][0]["max_context"] = "128k"
+must_fail("models", broken, "models with a string context")
 must_fail("serving", {"name": "x", "kernel_gap_s": -1, "step_overhead_s": 0, "request_overhead_s": 0}, "engine with a negative gap")
 
 print(f"{checked - failures} passed, {failures} failed")

@@ -24,6 +24,7 @@ const std::vector<Command>& commands() {
       {"analyze", "exact parameter, KV-cache, FLOP and byte counts of one model", cmd_analyze},
       {"compare", "two or more models side by side with deltas", cmd_compare},
       {"profiles", "list device profiles, or show one", cmd_profiles},
+      {"models", "list the model presets --model reads, with their shapes and sources", cmd_models},
       {"calibrate", "fit a device profile from kernel measurements (--device cpu|cuda, or --from FILE)", cmd_calibrate},
       {"bench", "measure records with the project's kernels", cmd_bench},
       {"predict", "add predicted_ms to measurement records", cmd_predict},

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "mhacfg/configurator/common/suggest.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -59,6 +60,56 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
   if (n < 1) throw InputError(flag, text, "must be positive");
   if (n > 9.0e18) throw InputError(flag, text, "out of range");
   return static_cast<std::int64_t>(std::llround(n));
+}
+
+namespace {
+
+// The scale of k and m: binary for token lengths, decimal for counts of sequences.
+std::int64_t suffix_unit(SizeUnits units) { return units == SizeUnits::tokens ? 1024 : 1000; }
+
+std::string size_example(SizeUnits units) {
+  return units == SizeUnits::tokens ? "an integer or a token length such as 32k (32768) or 1M (1048576)"
+                                    : "an integer or a count such as 1k (1000)";
+}
+
+}  // namespace
+
+std::int64_t parse_size(const std::string& flag, const std::string& text, SizeUnits units, bool positive) {
+  std::size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) i = 1;
+  std::string body = text.substr(i);
+  std::int64_t scale = 1;
+  if (!body.empty()) {
+    const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(body.back())));
+    if (last == 'k') scale = suffix_unit(units);
+    if (last == 'm') scale = suffix_unit(units) * suffix_unit(units);
+    if (scale != 1) body.pop_back();
+  }
+  // Digits, then optionally a point and digits ("1.5k"); nothing else (no blanks, signs or exponents).
+  const std::size_t point = body.find('.');
+  const std::string whole = body.substr(0, point), fraction = point == std::string::npos ? "" : body.substr(point + 1);
+  auto digits = [](const std::string& s) { return s.find_first_not_of("0123456789") == std::string::npos; };
+  if (whole.empty() || !digits(whole) || !digits(fraction) || (point != std::string::npos && fraction.empty()))
+    throw InputError(flag, text.empty() ? "\"\"" : text, "must be " + size_example(units));
+  if (negative && !(whole.find_first_not_of('0') == std::string::npos && fraction.find_first_not_of('0') == std::string::npos))
+    throw InputError(flag, text, positive ? "must be positive" : "must not be negative");
+  // Exact arithmetic: value = whole x scale + fraction x scale / 10^digits, which must be whole.
+  constexpr std::int64_t kMost = std::numeric_limits<std::int64_t>::max();
+  if (whole.size() > 18 || fraction.size() > 9) throw InputError(flag, text, "out of range");
+  const std::int64_t w = std::stoll(whole);
+  if (w > kMost / scale) throw InputError(flag, text, "out of range");
+  std::int64_t tenth = 1;
+  for (std::size_t d = 0; d < fraction.size(); ++d) tenth *= 10;
+  const std::int64_t f = fraction.empty() ? 0 : std::stoll(fraction);
+  if ((f * scale) % tenth != 0) {
+    const char* what = units == SizeUnits::tokens ? " number of tokens" : " number of sequences";
+    throw InputError(flag, text, std::string("must be an integer") + (scale == 1 ? "" : what));
+  }
+  const std::int64_t v = w * scale + f * scale / tenth;
+  if (v < 0) throw InputError(flag, text, "out of range");
+  if (positive && v == 0) throw InputError(flag, text, "must be positive");
+  return v;
 }
 
 double parse_double(const std::string& flag, const std::string& text, double min, double max) {
@@ -120,15 +171,27 @@ std::optional<std::int64_t> ParsedArgs::opt_int(const std::string& name, bool po
   return parse_int("--" + name, str(name), positive);
 }
 
+std::optional<std::int64_t> ParsedArgs::opt_tokens(const std::string& name, bool positive) const {
+  if (!has(name)) return std::nullopt;
+  return parse_size("--" + name, str(name), SizeUnits::tokens, positive);
+}
+
+std::optional<std::int64_t> ParsedArgs::opt_sequences(const std::string& name) const {
+  if (!has(name)) return std::nullopt;
+  return parse_size("--" + name, str(name), SizeUnits::sequences, true);
+}
+
 std::vector<std::string> ParsedArgs::list(const std::string& name) const {
   if (!has(name)) return {};
   return vm_[name].as<std::vector<std::string>>();
 }
 
+std::string tokens_help() { return "; k = 1024, m = 1048576: 32k = 32768, as model cards write contexts"; }
+
 void add_model_options(po::options_description& d) {
   d.add_options()
       ("hf-config", po::value<std::string>(), "Hugging Face config.json file")
-      ("model", po::value<std::string>(), "shipped model preset (see README)")
+      ("model", po::value<std::string>(), "shipped model preset (mhacfg models lists them)")
       ("d-model", po::value<std::string>(), "hidden size")
       ("layers", po::value<std::string>(), "number of layers")
       ("heads", po::value<std::string>(), "query heads")
@@ -143,10 +206,10 @@ void add_model_options(po::options_description& d) {
       ("ffn", po::value<std::string>(), "gated or plain")
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000 for flag-only models)")
       ("tie-embeddings", po::value<std::string>()->implicit_value("true"), "tie the LM head to the embedding")
-      ("sliding-window", po::value<std::string>(), "window W on every layer (0: none)")
-      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every layer (0: none)")
+      ("sliding-window", po::value<std::string>(), ("window of W tokens on every layer (0: none" + tokens_help() + ")").c_str())
+      ("attention-chunk", po::value<std::string>(), ("chunked attention (Llama 4): chunks of C tokens on every layer (0: none" + tokens_help() + ")").c_str())
       ("global-every", po::value<std::string>(), "every N-th layer attends to everything (Gemma 3: 6, Llama 4: 4)")
-      ("index-topk", po::value<std::string>(), "sparse attention (DeepSeek-V3.2): each query attends to an indexer's top K keys (0: dense)")
+      ("index-topk", po::value<std::string>(), "sparse attention (DeepSeek-V3.2): each query attends to an indexer's top K keys (0: dense; 2k = 2048)")
       ("index-heads", po::value<std::string>(), "the indexer's heads (default: the model's, else 64)")
       ("index-head-dim", po::value<std::string>(), "the indexer's head width (default: the model's, else 128)");
 }
@@ -166,10 +229,10 @@ ModelFlags read_model_flags(const ParsedArgs& a) {
   f.rope_head_dim = a.opt_int("rope-head-dim", false);
   f.ffn_dim = a.opt_int("ffn-dim");
   f.vocab = a.opt_int("vocab");
-  f.sliding_window = a.opt_int("sliding-window", false);
-  f.attention_chunk = a.opt_int("attention-chunk", false);
+  f.sliding_window = a.opt_tokens("sliding-window", false);
+  f.attention_chunk = a.opt_tokens("attention-chunk", false);
   f.global_every = a.opt_int("global-every");
-  f.index_topk = a.opt_int("index-topk", false);
+  f.index_topk = a.opt_tokens("index-topk", false);
   f.index_heads = a.opt_int("index-heads");
   f.index_head_dim = a.opt_int("index-head-dim");
   f.variant = a.opt_str("variant");
@@ -208,17 +271,17 @@ Workload read_deployment(const ParsedArgs& a, Workload w) {
 
 void add_workload_options(po::options_description& d, const Workload& w) {
   d.add_options()
-      ("batch", po::value<std::string>(), ("concurrent sequences (default " + std::to_string(w.batch) + ")").c_str())
-      ("prompt-len", po::value<std::string>(), ("prefill tokens per sequence (default " + std::to_string(w.prompt_len) + ")").c_str())
-      ("context", po::value<std::string>(), ("KV length at decode (default " + std::to_string(w.context) + ")").c_str());
+      ("batch", po::value<std::string>(), ("concurrent sequences (default " + std::to_string(w.batch) + "; k = 1000: 1k = 1000)").c_str())
+      ("prompt-len", po::value<std::string>(), ("prefill tokens per sequence (default " + std::to_string(w.prompt_len) + tokens_help() + ")").c_str())
+      ("context", po::value<std::string>(), ("KV length at decode, in tokens (default " + std::to_string(w.context) + tokens_help() + ")").c_str());
   add_deployment_options(d, w);
 }
 
 Workload read_workload(const ParsedArgs& a, Workload w) {
-  if (auto v = a.opt_int("batch")) w.batch = *v;
-  const auto prompt = a.opt_int("prompt-len");
+  if (auto v = a.opt_sequences("batch")) w.batch = *v;
+  const auto prompt = a.opt_tokens("prompt-len");
   if (prompt) w.prompt_len = *prompt;
-  if (auto v = a.opt_int("context")) w.context = *v;
+  if (auto v = a.opt_tokens("context")) w.context = *v;
   if (auto v = a.opt_int("tp")) w.tp = *v;
   // One sequence: its decode context holds its prompt. A default prompt shortens to a short context.
   if (w.prompt_len > w.context && !prompt) w.prompt_len = w.context;

@@ -7,6 +7,7 @@
 #include "mhacfg/configurator/report/compare.hpp"
 #include "mhacfg/configurator/report/html.hpp"
 #include "mhacfg/configurator/report/plots.hpp"
+#include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
@@ -44,7 +45,12 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
   o.engine = read_engine(a);
   std::vector<ModelSpec> models;
-  for (const auto& m : o.models) models.push_back(resolve_model_argument(m));
+  for (auto& label : o.models) {
+    models.push_back(resolve_model_argument(label));
+    // An alias is shown by its preset's own name, which carries the version (mixtral-8x7b-v0.1).
+    for (const PresetAlias& alias : model_preset_aliases())
+      if (label == alias.name) label = models.back().name;
+  }
   const Profile p = read_profile_flag(a, "target", o.target);
   const Report r = compare_report(o, models, p);
   auto make = [&] {

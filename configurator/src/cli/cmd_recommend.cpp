@@ -36,22 +36,22 @@ RecommendOptions read_recommend_options(const ParsedArgs& a) {
   o.d_model = a.opt_int("d-model");
   o.layers = a.opt_int("layers");
   if (a.has("context") && a.has("seq")) throw InputError("--seq", a.str("seq"), "is --context's earlier name: give one of them");
-  if (auto v = a.opt_int(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
+  if (auto v = a.opt_tokens(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
   o.workload = read_deployment(a, o.workload);
   if (auto v = a.opt_str("target")) o.target = *v;
-  o.batch = a.opt_int("batch");
+  o.batch = a.opt_sequences("batch");
   if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
   if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
   if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
-  if (auto v = a.opt_int("index-topk")) o.index_topk = *v;
+  if (auto v = a.opt_tokens("index-topk")) o.index_topk = *v;
   o.engine = read_engine(a);
-  if (auto v = a.opt_int("output-len")) o.output_len = *v;
+  if (auto v = a.opt_tokens("output-len")) o.output_len = *v;
   if (auto v = a.opt_str("ttft-ms")) o.ttft_ms = parse_double("--ttft-ms", *v, 1e-9, 1e12);
   if (auto v = a.opt_str("tpot-ms")) o.tpot_ms = parse_double("--tpot-ms", *v, 1e-9, 1e12);
   o.head_dim = a.opt_int("head-dim");
   if (auto v = a.opt_int("kv-heads-multiple-of")) o.kv_heads_multiple_of = *v;
   if (auto v = a.opt_str("max-kv-bytes-per-token")) o.max_kv_bytes_per_token = parse_count("--max-kv-bytes-per-token", *v);
-  o.layer_pattern = {a.opt_int("sliding-window", false), a.opt_int("attention-chunk", false), a.opt_int("global-every")};
+  o.layer_pattern = {a.opt_tokens("sliding-window", false), a.opt_tokens("attention-chunk", false), a.opt_int("global-every")};
   if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
   o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
   if (auto v = a.opt_int("vocab")) o.vocab = *v;
@@ -88,27 +88,27 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
       "mhacfg recommend: query heads, KV heads, head_dim and projection for a budget, a context and a target");
   d.add_options()
       ("hf-config", po::value<std::string>(), "a model's config.json: search its attention, keep the rest (d_model, layers, vocabulary, FFN or experts, norms, windows)")
-      ("model", po::value<std::string>(), "a shipped preset to search the attention of, as --hf-config")
+      ("model", po::value<std::string>(), "a shipped preset (mhacfg models lists them) to search the attention of, as --hf-config")
       ("params", po::value<std::string>(), "total parameter budget: 125M, 7B, 1.5e9 (derives d_model and layers; with a model: its parameters)")
       ("d-model", po::value<std::string>(), "hidden size (with --layers)")
       ("layers", po::value<std::string>(), "layers (with --d-model)")
-      ("context", po::value<std::string>(), ("context length to serve, each sequence prefilled whole (default " + std::to_string(defaults.workload.context) + ")").c_str())
+      ("context", po::value<std::string>(), ("context length to serve in tokens, each sequence prefilled whole (default " + std::to_string(defaults.workload.context) + tokens_help() + ")").c_str())
       ("seq", po::value<std::string>(), "the same as --context (its earlier name)")
       ("target", po::value<std::string>(), ("device profile name or file (default " + defaults.target + ")").c_str())
-      ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits)")
+      ("batch", po::value<std::string>(), "concurrent sequences (default: the largest batch that fits; 1k = 1000)")
       ("objective", po::value<std::string>(), "per GPU, as the engine serves it: throughput, latency, memory, balanced or goodput (default balanced)")
       ("quality", po::value<std::string>(), "conservative, balanced or aggressive (default conservative)")
       ("variants", po::value<std::string>(), "comma list of mha,gqa,mqa,mla (default all four)")
-      ("output-len", po::value<std::string>(), ("tokens a request generates: the latency objective and the SLOs (default " + std::to_string(defaults.output_len) + ")").c_str())
+      ("output-len", po::value<std::string>(), ("tokens a request generates: the latency objective and the SLOs (default " + std::to_string(defaults.output_len) + tokens_help() + ")").c_str())
       ("ttft-ms", po::value<std::string>(), "SLO: time to the first token of one --context prompt, ms")
       ("tpot-ms", po::value<std::string>(), "SLO: time per output token, ms; the batch is the largest that meets it")
       ("head-dim", po::value<std::string>(), "only this head_dim (MLA: its value head width)")
       ("kv-heads-multiple-of", po::value<std::string>(), "only KV head counts that are multiples of N (not MLA)")
-      ("max-kv-bytes-per-token", po::value<std::string>(), "only designs whose KV cache per token (all layers) is at most this many bytes")
-      ("sliding-window", po::value<std::string>(), "a window of W tokens on every softmax layer (0: none; with a model, replaces its windows)")
-      ("attention-chunk", po::value<std::string>(), "chunked attention (Llama 4): chunks of C tokens on every softmax layer (0: none)")
+      ("max-kv-bytes-per-token", po::value<std::string>(), "only designs whose KV cache per token (all layers) is at most this many bytes (1M = 1e6)")
+      ("sliding-window", po::value<std::string>(), ("a window of W tokens on every softmax layer (0: none; with a model, replaces its windows" + tokens_help() + ")").c_str())
+      ("attention-chunk", po::value<std::string>(), ("chunked attention (Llama 4): chunks of C tokens on every softmax layer (0: none" + tokens_help() + ")").c_str())
       ("global-every", po::value<std::string>(), "with a window or chunks: every N-th softmax layer attends to everything (Gemma 3: 6)")
-      ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys")
+      ("index-topk", po::value<std::string>(), "also evaluate every candidate with sparse attention: an indexer choosing each query's top K keys (2k = 2048)")
       ("top", po::value<std::string>(), ("candidates to list (default " + std::to_string(defaults.top) + ")").c_str())
       ("vocab", po::value<std::string>(), "vocabulary size (default 32000)");
   add_roofline_option(d);

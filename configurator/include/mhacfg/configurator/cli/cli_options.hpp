@@ -24,6 +24,15 @@ namespace po = boost::program_options;
 std::int64_t parse_int(const std::string& flag, const std::string& text, bool positive = true);
 // A count with an optional suffix: 125M, 7B, 1.5e9, 70b, 1.2T.
 std::int64_t parse_count(const std::string& flag, const std::string& text);
+// What k and m mean after a number. Token lengths (--context, --prompt-len, --sliding-window,
+// --attention-chunk, --index-topk) count in powers of 1024, as model cards write contexts: a "128k"
+// context is max_position_embeddings 131072. Counts of sequences (--batch) count in powers of 1000.
+enum class SizeUnits { tokens, sequences };
+// An integer, or a number with k or m (either case) that scales to a whole one: "32k", "1.5k", "1M".
+// Junk, a sign other than "-0", a fraction that is not whole and overflow are InputErrors naming `flag`.
+std::int64_t parse_size(const std::string& flag, const std::string& text, SizeUnits units, bool positive = true);
+// What --help says after a token length's default: "; k = 1024, m = 1048576: ...".
+std::string tokens_help();
 double parse_double(const std::string& flag, const std::string& text, double min, double max);
 bool parse_bool(const std::string& flag, const std::string& text);
 
@@ -36,6 +45,9 @@ class ParsedArgs {
   std::string str(const std::string& name) const;
   std::optional<std::string> opt_str(const std::string& name) const;
   std::optional<std::int64_t> opt_int(const std::string& name, bool positive = true) const;
+  // A token length or a count of sequences, with its suffix (parse_size).
+  std::optional<std::int64_t> opt_tokens(const std::string& name, bool positive = true) const;
+  std::optional<std::int64_t> opt_sequences(const std::string& name) const;
   std::vector<std::string> list(const std::string& name) const;  // repeated or positional values
 
  private:

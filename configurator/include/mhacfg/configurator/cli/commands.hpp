@@ -13,6 +13,7 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_profiles(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_models(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_bench(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_predict(const Args& args, std::ostream& out, std::ostream& err);
