@@ -95,8 +95,16 @@ std::int64_t shared_expert_params(const ModelSpec& m) {
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
 std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
   if (l.ffn == LayerFfn::none) return 0;
-  if (!l.moe()) return ffn_params(m, m.ffn.ffn_dim);
+  if (!l.moe()) return ffn_params(m, dense_ffn_dim(m, l));
   return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
+}
+
+// Norms of one layer: norm.per_layer, half before (and after) the mixer, half the FFN's; a layer whose
+// attention or FFN is skipped (Llama-Nemotron) has no norm for it. A one-norm block (Falcon-7B's shared
+// norm, Nemotron-H's single-module blocks) keeps its norm.
+std::int64_t layer_norm_count(const ModelSpec& m, const LayerSpec& l) {
+  const std::int64_t half = m.norm.per_layer / 2;
+  return m.norm.per_layer - (l.mixer == Mixer::none ? half : 0) - (l.ffn == LayerFfn::none ? half : 0);
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
@@ -104,14 +112,14 @@ std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
                                  l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe()) p = add(p, router_params(m), kParams);
-  return add(p, mul(m.norm.per_layer, norm_params(m, m.d_model), kParams), kParams);
+  return add(p, mul(layer_norm_count(m, l), norm_params(m, m.d_model), kParams), kParams);
 }
 
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
 std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (l.ffn == LayerFfn::none) return 0;
-  if (!l.moe()) return mul(2 * tokens, ffn_matrix_params(m, m.ffn.ffn_dim), kFlops);  // x W_gate, x W_up, h W_down
+  if (!l.moe()) return mul(2 * tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)), kFlops);  // x W_gate, x W_up, h W_down
   const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
   const std::int64_t router = mul(2 * tokens, m.d_model, outputs, kFlops);  // x W_router (+ the shared gate)
   const std::int64_t routed = mul(2 * tokens, m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
@@ -276,7 +284,7 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   const std::int64_t moe_layers = moe_layer_count(m);
   p.router = mul(moe_layers, router_params(m), kParams);
   p.routed_experts = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
-  p.norms = add(mul(m.num_layers() * m.norm.per_layer, norm_params(m, d), kParams),
+  p.norms = add(mul(kinds.sum(kParams, [&](const LayerSpec& l) { return layer_norm_count(m, l); }), norm_params(m, d), kParams),
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
                 add(add(p.router, p.norms, kParams), p.linear_attention, kParams), kParams);

@@ -213,6 +213,9 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"apertus", parse_apertus},
       {"lfm2", parse_lfm2},
       {"lfm2_moe", parse_lfm2_moe},
+      {"chatglm", parse_chatglm},
+      {"glm4_moe_lite", parse_glm4_moe_lite},
+      {"nemotron-nas", parse_nemotron_nas},
   };
   return table;
 }
@@ -262,18 +265,63 @@ std::string config_sizes(const JsonFields& f) {
   return given;
 }
 
+// Edit distance between two model_types, less half their common prefix: qwen3_5_moe is nearest
+// qwen3_moe, glm4_moe_lite nearest glm4_moe.
+std::size_t type_distance(const std::string& a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == b[j - 1];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  std::size_t prefix = 0;
+  while (prefix < a.size() && prefix < b.size() && std::tolower(static_cast<unsigned char>(a[prefix])) == b[prefix]) ++prefix;
+  return 2 * row[b.size()] - std::min(prefix, 2 * row[b.size()]);
+}
+
+// Why a model_type is refused: the three nearest supported types, and what the nearest would need to read
+// this file (its first missing or invalid key), or that its keys would do but the layers are not assumed
+// the same.
+std::string unsupported_type_reason(const JsonFields& f, const std::string& type) {
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, table index)
+  for (std::size_t i = 0; i < parsers().size(); ++i) ranked.emplace_back(type_distance(type, parsers()[i].first), i);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string closest;
+  for (std::size_t k = 0; k < 3 && k < ranked.size(); ++k)
+    closest += (closest.empty() ? "" : ", ") + parsers()[ranked[k].second].first;
+  const auto& [nearest, parse] = parsers()[ranked.front().second];
+  std::string fit;
+  try {
+    ModelSpec trial;
+    parse(f, trial);
+    if (trial.attention.variant != AttentionVariant::mla) set_variant_from_heads(trial);
+    validate(trial);
+    fit = "its keys also read as " + nearest + "'s, but mhacfg does not assume " + nearest + "'s layers";
+  } catch (const OverflowError&) {  // an InputError too: first
+    fit = "read as " + nearest + ", its sizes overflow the counts";
+  } catch (const InputError& e) {
+    std::string need = e.what();
+    if (need.rfind(f.where() + ": ", 0) == 0) need.erase(0, f.where().size() + 2);  // the file is named once
+    fit = "read as " + nearest + " it would need " + need;
+  }
+  return "unsupported model_type (closest supported: " + closest + "; " + fit + "; " +
+         std::to_string(parsers().size()) + " types are read, docs/models-survey.md lists them and the ones refused)";
+}
+
 }  // namespace
 
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
   JsonFields f(config, where);
   const std::string type = f.require_string("model_type");
   const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
-  if (it == parsers().end()) {
-    std::string list;
-    for (auto name : supported_model_types()) list += (list.empty() ? "" : ", ") + std::string(name);
-    throw InputError(f.name("model_type"), json_value_text(f.at("model_type")),
-                     "unsupported model_type (supported: " + list + ")");
-  }
+  if (it == parsers().end())
+    throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), unsupported_type_reason(f, type));
   ModelSpec m;
   m.name = where;
   m.family = type == "RefinedWeb" || type == "RefinedWebModel" ? "falcon" : type;

@@ -90,6 +90,7 @@ void parse_phi3(const JsonFields& f, ModelSpec& m);
 void parse_gpt2(const JsonFields& f, ModelSpec& m);
 void parse_falcon(const JsonFields& f, ModelSpec& m);
 void parse_glm4(const JsonFields& f, ModelSpec& m);
+void parse_chatglm(const JsonFields& f, ModelSpec& m);
 void parse_deepseek_v32(const JsonFields& f, ModelSpec& m);
 void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m);
 void parse_olmo2(const JsonFields& f, ModelSpec& m);
@@ -111,6 +112,7 @@ void parse_qwen2_moe(const JsonFields& f, ModelSpec& m);
 void parse_gpt_oss(const JsonFields& f, ModelSpec& m);
 void parse_deepseek(const JsonFields& f, ModelSpec& m, bool v3);
 void parse_glm4_moe(const JsonFields& f, ModelSpec& m);
+void parse_glm4_moe_lite(const JsonFields& f, ModelSpec& m);
 void parse_llama4_text(const JsonFields& f, ModelSpec& m);
 void parse_llama4(const JsonFields& f, ModelSpec& m);
 void parse_olmoe(const JsonFields& f, ModelSpec& m);
@@ -124,5 +126,6 @@ void parse_kimi_linear(const JsonFields& f, ModelSpec& m);
 void parse_lfm2(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_moe(const JsonFields& f, ModelSpec& m);
 void parse_falcon_h1(const JsonFields& f, ModelSpec& m);
+void parse_nemotron_nas(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf

@@ -162,6 +162,38 @@ void parse_glm4(const JsonFields& f, ModelSpec& m) {
   m.norm.per_layer = 4;
 }
 
+// ChatGLMConfig (chatglm: ChatGLM2-6B, ChatGLM3-6B, GLM-4-9B-Chat; THUDM's remote modeling_chatglm.py):
+// num_layers (28; num_hidden_layers is its alias) of hidden_size (4096), num_attention_heads (32) of
+// kv_channels (128), multi_query_group_num (1) KV heads when multi_query_attention (default false: one per
+// head), a gated FFN of ffn_hidden_size (13696) whose gate and up are one matrix (dense_h_to_4h), the fused
+// query_key_value with a bias when add_qkv_bias or add_bias_linear (both false by default), the output
+// projection and the FFN with one when add_bias_linear; RMSNorm (rmsnorm true, else LayerNorm) before
+// attention and the FFN, a final one with post_layer_norm (true); padded_vocab_size (65024) rows in the
+// embedding and in the separate output_layer. ChatGLM-6B's first version (inner_hidden_size, a GLM
+// block with 2D positions) shares the model_type and is refused.
+void parse_chatglm(const JsonFields& f, ModelSpec& m) {
+  if (f.has("inner_hidden_size") && !f.present("ffn_hidden_size"))
+    throw InputError(f.name("inner_hidden_size"), json_value_text(f.at("inner_hidden_size")),
+                     "ChatGLM-6B's first version (its GLM blocks and 2D positions) is not read; ChatGLM2 and later are");
+  m.d_model = int_or(f, "hidden_size", 4096);
+  m.layers.assign(static_cast<std::size_t>(layer_count(f, f.present("num_layers") ? "num_layers" : "num_hidden_layers", 28)),
+                  LayerSpec{});
+  AttentionSpec& a = m.attention;
+  a.num_q_heads = int_or(f, "num_attention_heads", 32);
+  a.num_kv_heads = f.optional_bool("multi_query_attention", false) ? int_or(f, "multi_query_group_num", 1) : a.num_q_heads;
+  a.head_dim = a.v_head_dim = int_or(f, "kv_channels", 128);
+  const bool linear_bias = f.optional_bool("add_bias_linear", false);
+  a.q_bias = a.k_bias = a.v_bias = linear_bias || f.optional_bool("add_qkv_bias", false);
+  a.o_bias = linear_bias;
+  m.ffn = FfnSpec{FfnKind::gated, int_or(f, "ffn_hidden_size", 13696), linear_bias, 0};
+  m.vocab_size = int_or(f, f.present("padded_vocab_size") ? "padded_vocab_size" : "vocab_size", 65024);
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", false);
+  m.norm = NormSpec{f.optional_bool("rmsnorm", true) ? NormKind::rmsnorm : NormKind::layernorm, 2,
+                    f.optional_bool("post_layer_norm", true)};
+  if (f.has("vision_config"))
+    m.notes.push_back("The config's vision_config (GLM-4V's vision tower) is not counted; the language model is.");
+}
+
 // Olmo2Config: Llama's layout with q/k norms over every head's width (q_norm num_heads x head_dim,
 // k_norm num_key_value_heads x head_dim) and its two RMSNorms after, not before, attention and the
 // FFN (the same count); biases with attention_bias; untied; head_dim is hidden_size / heads.

@@ -1,8 +1,11 @@
 // HF import of the hybrid families whose layers mix softmax attention with linear attention or short
-// convolutions (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2, Falcon-H1).
+// convolutions (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2, Falcon-H1), and Llama-Nemotron's
+// layers that differ one from the next (nemotron-nas).
 #include "hf_config_families.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -360,6 +363,96 @@ void parse_falcon_h1(const JsonFields& f, ModelSpec& m) {
   la.out_bias = f.optional_bool("projectors_bias", false);
   la.gated_norm = f.optional_bool("mamba_rms_norm", false);
   for (auto& l : m.layers) l.mixer = Mixer::parallel;  // the window, if any, stays
+}
+
+namespace {
+
+// DeciLM's _ffn_mult_to_intermediate_size: int(2 * ffn_mult * hidden_size / 3) rounded up to a multiple of 256.
+std::int64_t nas_ffn_width(const JsonFields& ffn, std::int64_t d_model) {
+  const double mult = ffn.require_number("ffn_mult");
+  const double width = 2.0 * mult * static_cast<double>(d_model) / 3.0;  // Python's order of operations
+  if (!(width >= 1.0 && width < 1e15))
+    throw InputError(ffn.name("ffn_mult"), json_value_text(ffn.at("ffn_mult")), "must give an FFN width of at least 1");
+  const auto w = static_cast<std::int64_t>(width);
+  return (w + 255) / 256 * 256;
+}
+
+// A block_configs part's key that the counts do not model, if it is set (true, or not null).
+void refuse_nas_key(const JsonFields& part, const char* key, const std::string& why) {
+  if (!part.has(key)) return;
+  const auto& v = part.at(key);
+  if (v.is_boolean() && !v.get<bool>()) return;
+  throw InputError(part.name(key), json_value_text(v), why);
+}
+
+}  // namespace
+
+// DeciLMConfig (nemotron-nas: Llama-3.3-Nemotron-Super-49B, Llama-3.1-Nemotron-Ultra-253B; NVIDIA's remote
+// modeling_decilm.py): Llama's layout with a block_configs entry per layer, whose count is the layer
+// count. attention: no_op (the layer has no attention and no input norm) or n_heads_in_group
+// (num_attention_heads / n_heads_in_group KV heads); ffn: no_op (no FFN and no post-attention norm) or
+// ffn_mult (a gated FFN of nas_ffn_width). head_dim is hidden_size / heads unless given; attention_bias
+// and mlp_bias (false); untied. The model's FFN width is the most layers'; the others keep their own.
+// Refused, naming the block: replace_with_linear (a hidden_size x hidden_size matrix in place of the
+// attention or FFN, which no released Super or Ultra checkpoint uses), KV heads that differ between
+// layers, sparsify, windows, sink tokens and parallel (Mamba) blocks.
+void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
+  if (!f.has("block_configs") || !f.at("block_configs").is_array() || f.at("block_configs").empty())
+    throw InputError(f.name("block_configs"), f.present("block_configs") ? json_value_text(f.at("block_configs")) : "(missing)",
+                     "must list one block (attention and ffn) per layer");
+  const auto& blocks = f.at("block_configs");
+  m.d_model = f.require_int("hidden_size");
+  m.layers.assign(static_cast<std::size_t>(checked_layer_count(static_cast<std::int64_t>(blocks.size()), f.name("block_configs"))),
+                  LayerSpec{});
+  AttentionSpec& a = m.attention;
+  a.num_q_heads = f.require_int("num_attention_heads");
+  if (f.has("head_dim")) a.head_dim = f.require_int("head_dim");
+  else head_dim_from_hidden(f, m);
+  a.v_head_dim = a.head_dim;
+  attention_bias(f, m, false);
+  m.vocab_size = f.require_int("vocab_size");
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", false);
+  m.ffn = FfnSpec{FfnKind::gated, 0, f.optional_bool("mlp_bias", false), 0};
+  m.norm = NormSpec{NormKind::rmsnorm, 2, true};
+  const std::string unmodelled = "is not modelled (Llama-Nemotron Super and Ultra use none)";
+  std::int64_t group = 0;  // n_heads_in_group of the layers with attention
+  std::map<std::int64_t, std::int64_t> widths;  // FFN width -> layers
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const std::string at = f.name("block_configs") + "[" + std::to_string(i) + "]";
+    if (!blocks[i].is_object()) throw InputError(at, json_value_text(blocks[i]), "must be a block (attention and ffn)");
+    const JsonFields block(blocks[i], at);
+    refuse_nas_key(block, "parallel_blocks", "parallel (Mamba) blocks " + unmodelled);
+    const JsonFields attn = sub_config(block, "attention"), ffn = sub_config(block, "ffn");
+    for (const char* key : {"replace_with_linear", "sparsify", "window_length", "num_sink_tokens", "mamba"})
+      refuse_nas_key(attn, key, std::string(key) + " " + unmodelled);
+    for (const char* key : {"replace_with_linear", "sparsify"}) refuse_nas_key(ffn, key, std::string(key) + " " + unmodelled);
+    LayerSpec& l = m.layers[i];
+    if (attn.optional_bool("no_op", false)) {
+      l.mixer = Mixer::none;
+    } else {
+      const std::int64_t g = attn.require_int("n_heads_in_group");
+      if (group != 0 && g != group)
+        throw InputError(attn.name("n_heads_in_group"), int_text(g),
+                         "differs from the earlier layers' " + int_text(group) + " (KV heads that differ between layers are not modelled)");
+      group = g;
+    }
+    if (ffn.optional_bool("no_op", false)) {
+      l.ffn = LayerFfn::none;
+    } else {
+      l.ffn_dim = nas_ffn_width(ffn, m.d_model);
+      ++widths[l.ffn_dim];
+    }
+  }
+  if (group == 0) throw InputError(f.name("block_configs"), "(no attention)", "must give at least one layer attention");
+  if (a.num_q_heads % group != 0)
+    throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads), "must be a multiple of n_heads_in_group = " + int_text(group));
+  a.num_kv_heads = a.num_q_heads / group;
+  // The most layers' width is the model's (ties: the wider); a layer keeps its own only when it differs.
+  std::int64_t most = 0;
+  for (const auto& [width, n] : widths)
+    if (n >= most) most = n, m.ffn.ffn_dim = width;
+  for (auto& l : m.layers)
+    if (l.ffn_dim == m.ffn.ffn_dim) l.ffn_dim = 0;
 }
 
 }  // namespace mhacfg::hf

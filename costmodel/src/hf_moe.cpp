@@ -1,5 +1,6 @@
 // HF import of the mixture-of-experts families (Mixtral, Qwen MoE, GPT-OSS, DeepSeek and Kimi K2 with MLA,
-// GLM-4.5, Llama 4, OLMoE, ERNIE 4.5, MiniMax-M2). Each follows its transformers Config class and modeling code.
+// GLM-4.5, GLM-4.7-Flash, Llama 4, OLMoE, ERNIE 4.5, MiniMax-M2). Each follows its transformers Config
+// class and modeling code.
 #include "hf_config_families.hpp"
 
 #include <algorithm>
@@ -241,6 +242,50 @@ void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m) {
   if (!f.present("q_lora_rank")) m.attention.mla.q_lora_rank = 2048;
   sparse_attention(f, m, 32);
   shared_indexer_layers(f, m);
+}
+
+// Glm4MoeLiteConfig (GLM-4.7-Flash): DeepSeek-V3's MLA (q_a/q_b, kv_a with the RoPE key, kv_b, o; biases on
+// the down projections and o with attention_bias) in GLM-4.5's MoE layers (Glm4MoeMoE: one shared expert
+// of moe_intermediate_size beside the routed ones, a router whose e_score_correction_bias is a buffer,
+// not a parameter). A missing key takes the class default (GLM-4.7-Flash's own sizes: 47 layers of
+// 2048, 20 heads, q_lora_rank 768, kv_lora_rank 512, heads of 192 + 64 and values of 256, 64 experts of
+// 1536, top 4, a dense FFN of 10240). Layer i is sparse as mlp_layer_types says; without it, from
+// first_k_dense_replace on (the serving engines' key), and transformers' default is the same: layer 0
+// dense. The checkpoint's num_nextn_predict_layers MTP layers (transformers skips them) are params.mtp.
+void parse_glm4_moe_lite(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{1, false, 20};  // head_dim placeholder; MLA sets it below
+  d.hidden = 2048, d.layers = 47, d.heads = 20, d.ffn = 10240, d.vocab = 154880;
+  parse_llama_like(f, m, d);
+  AttentionSpec& a = m.attention;
+  a.variant = AttentionVariant::mla;
+  a.mla.q_lora_rank = f.present("q_lora_rank") ? f.optional_int("q_lora_rank").value_or(0) : 768;  // null: no compression
+  a.mla.kv_lora_rank = int_or(f, "kv_lora_rank", 512);
+  a.mla.qk_nope_head_dim = int_or(f, "qk_nope_head_dim", 192);
+  a.mla.rope_head_dim = int_or(f, "qk_rope_head_dim", 64);
+  a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
+  a.v_head_dim = int_or(f, "v_head_dim", 256);
+  a.num_kv_heads = a.num_q_heads;
+  a.q_bias = a.k_bias = a.o_bias = f.optional_bool("attention_bias", false);
+  m.moe.num_routed_experts = experts_key(f, "n_routed_experts", "num_local_experts", 64);
+  m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
+  m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1536);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 4);
+  if (f.has("mlp_layer_types")) {
+    const auto& types = f.at("mlp_layer_types");
+    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+      throw InputError(f.name("mlp_layer_types"), json_value_text(types),
+                       "must be a list of " + int_text(m.num_layers()) + " \"dense\" or \"sparse\"");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] != "dense" && types[i] != "sparse")
+        throw InputError(f.name("mlp_layer_types") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                         "unknown MLP type (expected \"dense\" or \"sparse\")");
+      m.layers[i].ffn = moe_if(types[i] == "sparse");
+    }
+  } else {
+    const std::int64_t first_dense = f.optional_int("first_k_dense_replace", false).value_or(1);
+    for (std::int64_t i = 0; i < m.num_layers(); ++i) m.layers[static_cast<std::size_t>(i)].ffn = moe_if(i >= first_dense);
+  }
+  m.extra.mtp_modules = mtp_layers(f, m);
 }
 
 // Glm4MoeConfig (GLM-4.5, GLM-4.5-Air): q/k/v biases with attention_bias (o_proj has none), per-head

@@ -137,10 +137,11 @@ void validate_layers(const std::vector<LayerSpec>& layers) {
     const std::string at = "layers[" + std::to_string(i) + "]";
     const std::string span_field = at + (l.span.kind == Span::Kind::chunk ? ".chunk" : ".window");
     if (l.span.tokens < 0) throw InputError(span_field, std::to_string(l.span.tokens), "must not be negative");
-    if (l.mixer == Mixer::none && l.ffn == LayerFfn::none)
-      throw InputError(at, "empty", "a layer needs a mixer or an FFN");
     if (l.mixer == Mixer::none && l.span.local())
       throw InputError(span_field, std::to_string(l.span.tokens), "an FFN-only layer has no window or chunk");
+    if (l.ffn_dim < 0) throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "must not be negative");
+    if (l.ffn_dim > 0 && l.ffn != LayerFfn::dense)
+      throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "only a dense FFN has a width of its own");
     if (l.mixer == Mixer::linear && l.span.local())
       throw InputError(span_field, std::to_string(l.span.tokens), "a linear-attention layer has no window or chunk");
   }
@@ -192,7 +193,7 @@ void validate_ffn(const ModelSpec& m) {
   bool any_dense = false;
   for (const auto& l : m.layers) {
     any_moe = any_moe || l.ffn == LayerFfn::moe;
-    any_dense = any_dense || l.ffn == LayerFfn::dense;
+    any_dense = any_dense || (l.ffn == LayerFfn::dense && l.ffn_dim == 0);  // one without a width of its own
   }
   if (any_dense) require_positive(m.ffn.ffn_dim, "ffn_dim");
   if (!any_moe) return;

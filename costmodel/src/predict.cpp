@@ -214,7 +214,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   const DType wd = w.ffn_weights();
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
-    const std::int64_t f = m.ffn.ffn_dim / tp;
+    const std::int64_t f = dense_ffn_dim(m, layer) / tp;  // the layer's own width (Llama-Nemotron)
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
     accumulate(acc.ffn, p.gemm({tokens, d, f}, wd), times);
     return;

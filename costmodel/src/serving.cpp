@@ -51,7 +51,7 @@ void layer_other_ops(const ModelSpec& m, const LayerSpec& layer, const Workload&
   if (layer.ffn == LayerFfn::none) return;
   const double up = m.ffn.kind == FfnKind::gated ? 3.0 : 2.0;  // gated: read gate and up, write one
   if (!layer.moe()) {
-    o.add(tokens * double(m.ffn.ffn_dim) / tp * up * kActivationBytes);
+    o.add(tokens * double(dense_ffn_dim(m, layer)) / tp * up * kActivationBytes);
   } else {
     const MoeSpec& moe = m.moe;
     const double k = double(moe.top_k);

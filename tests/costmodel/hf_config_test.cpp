@@ -94,6 +94,10 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       // Backbones without the MTP layer and the FP8 scales (see the sparse-attention test for the Hub totals).
       {"deepseek-v3.2", 671'877'944'064},
       {"glm-5.1", 743'911'218'432},  // Fireworks' paramCount
+      {"llama-3.3-nemotron-super-49b-v1", 49'867'145'216},
+      {"glm-4-9b-chat", 9'399'951'360},
+      // GLM-4.7-Flash: what transformers builds; the checkpoint adds its MTP layer (the glm4_moe_lite test).
+      {"glm-4.7-flash", 31'221'488'576 - 643'706'112 - 2LL * 154'880 * 2048 - 47 * 64},
   };
   for (const auto& c : cases) {
     INFO(c.file);
@@ -133,7 +137,8 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
     return std::string("no error");
   };
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
-  CHECK(err(R"({"model_type": "bert"})").find("unsupported model_type (supported: gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt_oss, falcon") != std::string::npos);
+  CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::StartsWith("c.json: model_type = \"bert\": unsupported model_type (closest supported: "));
+  CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::Contains("types are read, docs/models-survey.md lists them and the ones refused)"));
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
@@ -186,3 +191,26 @@ TEST_CASE("a model's folder is read through its config.json and names the model"
                     Catch::StartsWith("--hf-config = " + dir.string() + "/config.json: cannot read file"));
   fs::remove(dir);
 }
+
+TEST_CASE("a refused model_type names the closest supported types and what the nearest would need", "[hf_config][errors]") {
+  auto err = [](const nlohmann::json& j) {
+    try {
+      spec_from_hf_config(j, "c.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A Qwen3.5 MoE file lists the Qwen MoEs first; read as qwen3_moe its keys would do, but the layers are
+  // not assumed to be the same.
+  nlohmann::json moe = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-30b-a3b.json", "fixture"));
+  moe["model_type"] = "qwen3_5_moe";
+  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen2_moe, qwen3_next; its keys also read "
+                                       "as qwen3_moe's, but mhacfg does not assume qwen3_moe's layers;"));
+  CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
+             Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));
+  // A file without the nearest family's keys is told the first one it lacks.
+  CHECK_THAT(err(nlohmann::json{{"model_type", "llama5"}}),
+             Catch::Contains("read as llama it would need hidden_size = (missing): required key is missing;"));
+}
+

@@ -385,3 +385,32 @@ TEST_CASE("apertus: a plain MLP with xIELU's two learned scalars, q/k norms over
   // Another activation has no learned scalars.
   CHECK(p.total - count_params(edited("apertus-8b-2509", [](nlohmann::json& j) { j["hidden_act"] = "relu2"; })).total == 64);
 }
+
+TEST_CASE("chatglm: fused biased QKV over kv_channels, multi-query groups, a fused gated FFN, ChatGLM2/3 and GLM-4", "[hf_config][kv]") {
+  const ModelSpec g = fixture("glm-4-9b-chat");
+  CHECK(g.num_layers() == 40);
+  CHECK(g.attention.num_q_heads == 32);
+  CHECK(g.attention.num_kv_heads == 2);  // multi_query_group_num with multi_query_attention
+  CHECK(g.attention.head_dim == 128);    // kv_channels
+  CHECK(g.attention.q_bias);             // add_qkv_bias: q, k and v (query_key_value)
+  CHECK(g.attention.v_bias);
+  CHECK_FALSE(g.attention.o_bias);  // add_bias_linear false
+  CHECK(g.ffn.ffn_dim == 13696);
+  CHECK(g.vocab_size == 151552);  // padded_vocab_size
+  const ParamCounts p = count_params(g);
+  // query_key_value: 4096 -> 32 x 128 + 2 x 2 x 128 with its bias; dense 4096 x 4096.
+  CHECK(p.attention_per_layer == 4096LL * 4608 + 4608 + 4096LL * 4096);
+  CHECK(p.ffn == 40LL * 3 * 4096 * 13696);  // dense_h_to_4h (gate and up) and dense_4h_to_h
+  Workload w;
+  CHECK(count_kv_cache(g, w).bytes_per_token == 40 * 2 * 2 * 128 * 2);
+  // ChatGLM2-6B and ChatGLM3-6B: GLM-4-9B's layer with 28 layers and 65,024 tokens (6,243,584,000;
+  // PUBLISHED.md); a missing key takes ChatGLMConfig's default, which is ChatGLM3-6B's.
+  const ModelSpec six = edited("glm-4-9b-chat", [](nlohmann::json& j) {
+    for (const char* key : {"num_layers", "num_hidden_layers", "padded_vocab_size", "vocab_size"}) j.erase(key);
+  });
+  CHECK(count_params(six).total == 6'243'584'000);
+  const ModelSpec mha = edited("glm-4-9b-chat", [](nlohmann::json& j) { j["multi_query_attention"] = false; });
+  CHECK(mha.attention.num_kv_heads == 32);
+  CHECK_THROWS_WITH(edited("glm-4-9b-chat", [](nlohmann::json& j) { j.erase("ffn_hidden_size"); j["inner_hidden_size"] = 16384; }),
+                    Catch::Contains("inner_hidden_size = 16384: ChatGLM-6B's first version"));
+}

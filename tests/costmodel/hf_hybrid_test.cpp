@@ -1,11 +1,13 @@
 // The hybrid families of hf_hybrid.cpp (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2,
-// Falcon-H1): their linear-attention layers, states and counts on real config.json files.
+// Falcon-H1) and Llama-Nemotron's layers that differ one from the next: their layers, states and counts
+// on real config.json files.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "hf_fixture.hpp"
 #include "mhacfg/costmodel/counts.hpp"
+#include "mhacfg/costmodel/predict.hpp"
 
 using namespace mhacfg;
 using mhacfg::testing::edited;
@@ -350,4 +352,79 @@ TEST_CASE("falcon_h1: attention and Mamba2 side by side in every layer, both cou
   t2.tp = 2;
   CHECK(count_kv_cache(h, t2).kv_heads_per_gpu == 1);
   CHECK(linear_attention_state_elements_per_gpu(h, 2) == 12 * 64 * 128 + (2 * 128 + 12 * 64) * 3);
+}
+
+TEST_CASE("nemotron-nas: a block per layer, layers without attention, FFN widths of their own", "[hf_config][kv]") {
+  const ModelSpec n = fixture("llama-3.3-nemotron-super-49b-v1");
+  REQUIRE(n.num_layers() == 80);
+  // block_configs: layers 6, 7, 11 (and 28 more) skip attention; ffn_mult 2.625, 5.25 and 3.28125 give
+  // round_up(int(2 x ffn_mult x 8192 / 3), 256) = 14336, 28672 and 17920.
+  CHECK(n.layers[0].mixer == Mixer::attention);
+  CHECK(n.layers[6].mixer == Mixer::none);
+  CHECK(n.layers[7].mixer == Mixer::none);
+  CHECK(n.layers[11].mixer == Mixer::none);
+  CHECK(n.num_attention_layers() == 49);
+  CHECK(n.ffn.ffn_dim == 28672);  // the most layers' width
+  CHECK(dense_ffn_dim(n, n.layers[0]) == 14336);
+  CHECK(dense_ffn_dim(n, n.layers[1]) == 28672);
+  CHECK(n.layers[1].ffn_dim == 0);  // the model's width is not repeated
+  CHECK(dense_ffn_dim(n, n.layers[11]) == 17920);
+  CHECK(n.attention.num_kv_heads == 8);  // 64 heads / n_heads_in_group 8
+  CHECK(n.attention.head_dim == 128);
+  const ParamCounts p = count_params(n);
+  // Widths over the 80 FFNs: 49 x 28672, 6 x 14336, 1 x 17920, 10 x 7168, 8 x 5632, 6 x 2816.
+  const std::int64_t widths = 49LL * 28672 + 6 * 14336 + 17920 + 10 * 7168 + 8 * 5632 + 6 * 2816;
+  CHECK(p.ffn == 3 * 8192 * widths);
+  CHECK(p.attention == 49 * (2LL * 8192 * 8192 + 2LL * 8192 * 1024));
+  CHECK(p.norms == (49 + 80 + 1) * 8192);  // an input norm only before attention; a final norm
+  Workload w;
+  w.context = 4096;
+  const KvCacheCounts kv = count_kv_cache(n, w);
+  CHECK(kv.bytes_per_token == 49 * 8 * 128 * 2 * 2);
+  CHECK(kv.layer_tokens == 49 * 4096);
+  const FlopCounts f = count_flops(n, w);
+  CHECK(f.decode_per_token.ffn == 2 * 3 * 8192 * widths);
+  // Predictions price each layer's own width: with a datasheet roofline, a prefill's FFN GEMMs are
+  // compute-bound, so their time is their FLOPs over the peak (the same model at one width costs more).
+  Profile roof;
+  roof.name = "roofline";
+  roof.spec.mem_bw_bytes_per_s = 4.8e12;
+  roof.spec.peak_flop_per_s = {{"bf16", 989.4e12}};
+  w.batch = 4;
+  w.prompt_len = 8192;
+  ModelSpec uniform = n;
+  for (auto& l : uniform.layers) l.ffn_dim = 0;
+  const ModelTimes own = predict_model(n, w, Predictor(roof)), one = predict_model(uniform, w, Predictor(roof));
+  const double ffn_flop = 2.0 * 4 * 8192 * 3 * 8192 * double(widths);
+  CHECK(own.prefill_ms - own.prefill_attention_ms - one.prefill_ms + one.prefill_attention_ms ==
+        Approx((ffn_flop - 2.0 * 4 * 8192 * 3 * 8192 * 80 * 28672) / 989.4e12 * 1e3));
+  // Ultra: 81 of 162 layers skip both attention and the FFN and pass their input on unchanged.
+  const ModelSpec u = fixture("llama-3.1-nemotron-ultra-253b-v1");
+  REQUIRE(u.num_layers() == 162);
+  const auto identity = std::count_if(u.layers.begin(), u.layers.end(),
+                                      [](const LayerSpec& l) { return l.mixer == Mixer::none && l.ffn == LayerFfn::none; });
+  CHECK(identity == 81);
+  CHECK(u.num_attention_layers() == 64);
+  const ParamCounts up = count_params(u);
+  CHECK(up.norms == (64 + 81 + 1) * 16384);  // 64 attention and 81 FFN norms, the final norm
+  CHECK(std::llround(double(up.total) / 1e9) == 253);  // "253B": no exact published figure (PUBLISHED.md)
+  CHECK(count_kv_cache(u, w).bytes_per_token == 64 * 8 * 128 * 2 * 2);
+}
+
+TEST_CASE("nemotron-nas refuses what the counts do not model, naming the block", "[hf_config][errors]") {
+  const std::string name = "llama-3.3-nemotron-super-49b-v1";
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][3]["attention"]["replace_with_linear"] = true; }),
+                    Catch::Contains("block_configs[3]: attention: replace_with_linear = true: replace_with_linear is not modelled"));
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][3]["ffn"]["replace_with_linear"] = true; }),
+                    Catch::Contains("block_configs[3]: ffn: replace_with_linear = true"));
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][2]["attention"]["n_heads_in_group"] = 16; }),
+                    Catch::Contains("block_configs[2]: attention: n_heads_in_group = 16: differs from the earlier layers' 8"));
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][0]["ffn"]["ffn_mult"] = -1.0; }),
+                    Catch::Contains("block_configs[0]: ffn: ffn_mult = -1.0: must give an FFN width of at least 1"));
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j.erase("block_configs"); }),
+                    Catch::Contains("block_configs = (missing): must list one block (attention and ffn) per layer"));
+  // A layer that skips its FFN has no post-attention norm either.
+  const ModelSpec skip = edited(name, [](nlohmann::json& j) { j["block_configs"][1]["ffn"]["no_op"] = true; });
+  CHECK(skip.layers[1].ffn == LayerFfn::none);
+  CHECK(count_params(fixture(name)).norms - count_params(skip).norms == 8192);
 }

@@ -495,3 +495,33 @@ TEST_CASE("sparse attention counts: queries attend to the top k keys, the indexe
   const KvCacheCounts kv = count_kv_cache(v32, w);
   CHECK(kv.bytes_per_gpu == kv.bytes_total);
 }
+
+TEST_CASE("glm4_moe_lite: DeepSeek-V3's MLA in GLM-4.5's MoE layers, the MTP layer beside the total", "[hf_config][kv]") {
+  const ModelSpec g = fixture("glm-4.7-flash");
+  CHECK(g.attention.variant == AttentionVariant::mla);
+  CHECK(g.attention.mla.q_lora_rank == 768);
+  CHECK(g.attention.head_dim == 192 + 64);
+  CHECK(g.attention.v_head_dim == 256);
+  CHECK_FALSE(g.layers[0].moe());  // first_k_dense_replace 1
+  CHECK(g.layers[1].moe());
+  CHECK_FALSE(g.moe.router_bias);  // Glm4MoeTopkRouter: e_score_correction_bias is a buffer
+  CHECK(g.extra.mtp_modules == 1);
+  const ParamCounts p = count_params(g);
+  // q_a, q_a norm, q_b (20 x 256), kv_a with the RoPE key, kv_a norm, kv_b (20 x (192 + 256)), o.
+  CHECK(p.attention_per_layer ==
+        2048LL * 768 + 768 + 768LL * 5120 + 2048LL * 576 + 512 + 512LL * 8960 + 5120LL * 2048);
+  // The checkpoint's 31,221,488,576 (PUBLISHED.md) adds the MTP layer with its own embedding and head
+  // copies, and the routing biases of 46 MoE layers and the MTP block.
+  CHECK(p.total + p.mtp + 2LL * 154'880 * 2048 + 47 * 64 == 31'221'488'576);
+  Workload w;
+  CHECK(count_kv_cache(g, w).bytes_per_token == 47 * (512 + 64) * 2);
+  // mlp_layer_types, where a file gives it, says which layers are sparse.
+  const ModelSpec typed = edited("glm-4.7-flash", [](nlohmann::json& j) {
+    std::vector<std::string> t(47, "sparse");
+    t[0] = t[1] = "dense";
+    j["mlp_layer_types"] = t;
+  });
+  CHECK_FALSE(typed.layers[1].moe());
+  CHECK_THROWS_WITH(edited("glm-4.7-flash", [](nlohmann::json& j) { j["mlp_layer_types"] = {"dense"}; }),
+                    Catch::Contains("mlp_layer_types = [\"dense\"]: must be a list of 47"));
+}

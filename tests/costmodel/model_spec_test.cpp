@@ -68,8 +68,9 @@ TEST_CASE("validate refuses the layers the types can write but the counts do not
   validate(two_layers(LayerSpec::linear(), LayerSpec::ffn_only(LayerFfn::moe)));
   CHECK_THROWS_WITH(validate(two_layers(LayerSpec::attention(), LayerSpec::attention().with_window(-4))),
                     "layers[1].window = -4: must not be negative");
-  CHECK_THROWS_WITH(validate(two_layers(LayerSpec::attention(), LayerSpec::ffn_only(LayerFfn::none))),
-                    "layers[1] = empty: a layer needs a mixer or an FFN");
+  validate(two_layers(LayerSpec::attention(), LayerSpec::ffn_only(LayerFfn::none)));  // Llama-Nemotron's skipped block
+  CHECK_THROWS_WITH(validate(two_layers(LayerSpec::attention(), LayerSpec::attention().with_ffn(LayerFfn::moe).with_ffn_dim(512))),
+                    "layers[1].ffn_dim = 512: only a dense FFN has a width of its own");
   CHECK_THROWS_WITH(validate(two_layers(LayerSpec::ffn_only(LayerFfn::dense).with_chunk(64), LayerSpec::attention())),
                     "layers[0].chunk = 64: an FFN-only layer has no window or chunk");
   CHECK_THROWS_WITH(validate(two_layers(LayerSpec::attention(), LayerSpec::linear().with_window(128))),

@@ -18,10 +18,12 @@ namespace {
 struct LayerPattern {
   std::map<std::int64_t, std::int64_t> windows, chunks, parallel_local;
   std::int64_t global = 0, linear = 0, ffn_only = 0, parallel = 0;
+  std::int64_t skipped = 0;  // neither attention nor an FFN (Llama-Nemotron's skipped blocks)
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.mixer == Mixer::none) ++ffn_only;
+      if (l.mixer == Mixer::none && l.ffn == LayerFfn::none) ++skipped;
+      else if (l.mixer == Mixer::none) ++ffn_only;
       else if (l.mixer == Mixer::parallel) {
         ++parallel;
         if (l.local_span() > 0) ++parallel_local[l.local_span()];
@@ -81,7 +83,8 @@ nlohmann::json layer_pattern_json(const ModelSpec& m) {
           {"chunks", LayerPattern::sizes(pattern.chunks)},
           {"linear_attention_layers", pattern.linear},
           {"parallel_layers", pattern.parallel},
-          {"ffn_only_layers", pattern.ffn_only}};
+          {"ffn_only_layers", pattern.ffn_only},
+          {"skipped_layers", pattern.skipped}};
 }
 
 nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
@@ -214,7 +217,7 @@ std::string profile_basis_note(const Profile& p) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0 && p.skipped == 0) return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
   if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
@@ -228,6 +231,7 @@ std::string layer_pattern_text(const ModelSpec& m) {
   for (const auto& [c, n] : p.chunks) part(std::to_string(n) + " in " + std::to_string(c) + "-token chunks");
   if (p.global > 0) part(std::to_string(p.global) + " global");
   if (p.ffn_only > 0) part(std::to_string(p.ffn_only) + " FFN only");
+  if (p.skipped > 0) part(std::to_string(p.skipped) + " skipped");
   return count + " (" + parts + ")";
 }
 

@@ -116,10 +116,11 @@ enum class Mixer {
   // Falcon-H1: softmax attention and the linear mixer side by side on the same input, their outputs
   // added; the attention's span as for `attention`.
   parallel,
-  none,  // Nemotron-H's FFN-only block (MLP or experts)
+  none,  // Nemotron-H's FFN-only block (MLP or experts); Llama-Nemotron's layers whose attention is skipped
 };
 
-// The FFN after the mixer. Nemotron-H's mixer-only blocks (attention, Mamba2) have none.
+// The FFN after the mixer. Nemotron-H's mixer-only blocks (attention, Mamba2) have none, nor Llama-Nemotron's
+// layers whose FFN is skipped (a layer with neither passes its input on unchanged).
 enum class LayerFfn { dense, moe, none };
 
 // How far back a layer's softmax attention reads. full: every earlier token. window W: each query
@@ -141,8 +142,7 @@ inline bool operator==(const Span& a, const Span& b) { return a.kind == b.kind &
 
 // Per-layer structure: its mixer, its FFN and its attention's span; one of each, so a layer cannot
 // both slide a window and attend in chunks, or have experts without an FFN. What the enums still
-// allow but the counts do not model (no mixer and no FFN; a span without softmax attention) is
-// refused by validate().
+// allow but the counts do not model (a span without softmax attention) is refused by validate().
 struct LayerSpec {
   Mixer mixer = Mixer::attention;
   LayerFfn ffn = LayerFfn::dense;
@@ -150,6 +150,9 @@ struct LayerSpec {
   // A sparse model's layer that attends to the top-k keys the previous layer with an indexer chose
   // (GlmMoeDsaConfig's "shared" indexer_types, GLM-5.2's IndexShare): no indexer, no indexer keys.
   bool shared_topk = false;
+  // The width of this layer's dense FFN when it differs from the model's (Llama-Nemotron's per-layer
+  // widths); 0: FfnSpec::ffn_dim. Read it through dense_ffn_dim().
+  std::int64_t ffn_dim = 0;
 
   static LayerSpec attention() { return LayerSpec{}; }
   static LayerSpec linear() { return LayerSpec{Mixer::linear, LayerFfn::dense, Span{}, false}; }
@@ -166,6 +169,11 @@ struct LayerSpec {
     return l;
   }
   LayerSpec with_window(std::int64_t w) const { return with_span(Span::window(w)); }
+  LayerSpec with_ffn_dim(std::int64_t f) const {
+    LayerSpec l = *this;
+    l.ffn_dim = f;
+    return l;
+  }
   LayerSpec with_chunk(std::int64_t c) const { return with_span(Span::chunk(c)); }
 
   // Softmax attention (windowed, chunked or full), alone or beside a linear mixer.
@@ -185,9 +193,10 @@ struct LayerSpec {
 inline LayerFfn moe_if(bool moe) { return moe ? LayerFfn::moe : LayerFfn::dense; }
 inline Mixer linear_if(bool linear) { return linear ? Mixer::linear : Mixer::attention; }
 
-// Layers that count and cost the same: the same mixer, FFN, span and indexer.
+// Layers that count and cost the same: the same mixer, FFN (and its width), span and indexer.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
-  return a.mixer == b.mixer && a.ffn == b.ffn && a.span == b.span && a.shared_topk == b.shared_topk;
+  return a.mixer == b.mixer && a.ffn == b.ffn && a.span == b.span && a.shared_topk == b.shared_topk &&
+         a.ffn_dim == b.ffn_dim;
 }
 
 struct FfnSpec {
@@ -276,6 +285,9 @@ struct ModelSpec {
   // Softmax layers with an indexer of their own (a sparse model's; 0 with dense attention).
   std::int64_t num_indexer_layers() const;
 };
+
+// The width of layer `l`'s dense FFN: its own, or the model's.
+inline std::int64_t dense_ffn_dim(const ModelSpec& m, const LayerSpec& l) { return l.ffn_dim > 0 ? l.ffn_dim : m.ffn.ffn_dim; }
 
 // Dense attention in place of a sparse model's: no indexer, and no layer sharing its top-k.
 void remove_indexer(ModelSpec& m);
