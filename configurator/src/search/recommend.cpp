@@ -165,8 +165,11 @@ struct Context {
   double memory_budget;
 };
 
-// How a candidate is served: --tp, and MLA with attention data parallel across the tp ranks, as
-// SGLang and vLLM serve DeepSeek's models (each rank its own requests' latent, whole).
+// How a candidate is served: --tp, and MLA with attention data parallel across the tp ranks (each rank
+// its own requests' latent, whole). SGLang's guide "DP, DPA and SGLang DP Router"
+// (https://docs.sglang.io/advanced_features/dp_dpa_smg_guide.html): DeepSeek's MLA "only [has] one KV
+// head. If we use tensor parallelism on 8 GPUs, it will lead to: Duplicated KV cache across all GPUs",
+// which data parallel attention addresses.
 Workload served_workload(const RecommendOptions& o, const AttentionSpec& a, std::int64_t tp) {
   Workload w = o.workload.with_tp(tp);
   if (a.variant == AttentionVariant::mla && tp > 1) w.dp_attention = true;
@@ -517,6 +520,7 @@ double tie_tolerance(const std::vector<Candidate>& designs) {
 // Tiers: designs sorted by score, a design within `tol` of the one before it joins its tier, so no two
 // designs whose scores lie within `tol` of each other get different ranks. A tier's rank is one more
 // than the designs in better tiers (1, 1, 1, 4). Inside a tier the order is the quality risk, then the
+// released models of its scale that ship no more KV than it keeps (common practice first), then the
 // distance to the nearest shipped design, then the score.
 void assign_tiers(std::vector<Candidate>& designs, double tol) {
   std::size_t begin = 0;
@@ -525,6 +529,8 @@ void assign_tiers(std::vector<Candidate>& designs, double tol) {
     std::stable_sort(designs.begin() + std::ptrdiff_t(begin), designs.begin() + std::ptrdiff_t(i),
                      [](const Candidate& a, const Candidate& b) {
                        if (a.risk.level != b.risk.level) return a.risk.level < b.risk.level;
+                       if (a.risk.precedent_support != b.risk.precedent_support)
+                         return a.risk.precedent_support > b.risk.precedent_support;
                        if (a.precedent_distance != b.precedent_distance) return a.precedent_distance < b.precedent_distance;
                        return a.score < b.score;
                      });

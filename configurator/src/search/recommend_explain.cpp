@@ -150,7 +150,10 @@ std::string tie_sentence(const Recommendation& r, const std::vector<Candidate>& 
   if (others.size() > 4) list += " and " + std::to_string(others.size() - 4) + " more";
   return "Tied at rank " + std::to_string(c.rank) + " with " + list + ": their " + std::string(to_string(r.options.objective)) +
          " scores lie within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of each other (" + r.tie_basis +
-         "); inside the tier the order is quality risk, then closeness to a shipped design, then the score.";
+         "); inside the tier the order is quality risk, then how many released models of its scale ship no more KV (" +
+         std::to_string(c.risk.precedent_support) + " of " + std::to_string(c.risk.envelope_members) +
+         " for this one), then closeness to a shipped design (" + c.risk.precedent + "'s " + c.risk.precedent_design +
+         "), then the score.";
 }
 
 // Against MHA with the same heads, against the model's own design, and a sparse design against its
