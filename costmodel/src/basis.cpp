@@ -88,6 +88,12 @@ std::string basis_text(const Basis& b) {
   }
   if (b.kind != BasisKind::roofline && b.expected_median_ape > 0)
     s += ", " + error_text(b.expected_median_ape, b.expected_p90_ape);
+  if (b.kind != BasisKind::kernel_class)
+    for (const auto& [op, name] : b.kernel_class_ops) {
+      const KernelClass* k = find_kernel_class(name);
+      s += "; " + op + " from kernel class " + name +
+           (k && k->expected_median_ape > 0 ? " (" + error_text(k->expected_median_ape, k->expected_p90_ape) + ")" : "");
+    }
   if (b.kind != BasisKind::roofline && !b.roofline_ops.empty()) {
     std::string ops;
     for (const auto& o : b.roofline_ops) ops += (ops.empty() ? "" : ", ") + o;
@@ -98,12 +104,6 @@ std::string basis_text(const Basis& b) {
     for (const auto& o : b.dtype_transferred_ops) ops += (ops.empty() ? "" : ", ") + o;
     s += "; " + ops + " from the 16-bit GEMM fit";
   }
-  if (b.kind != BasisKind::kernel_class)
-    for (const auto& [op, name] : b.kernel_class_ops) {
-      const KernelClass* k = find_kernel_class(name);
-      s += "; " + op + " from kernel class " + name +
-           (k && k->expected_median_ape > 0 ? " (" + error_text(k->expected_median_ape, k->expected_p90_ape) + ")" : "");
-    }
   return s;
 }
 

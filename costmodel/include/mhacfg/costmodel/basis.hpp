@@ -49,9 +49,9 @@ Basis combine(const Basis& a, const Basis& b);
 bool roofline_for(const Basis& b, const std::string& prefix);
 
 // One phrase: "measured, expected error ~5 % median", "transferred from h200-sxm-cudnn, expected
-// error ~12 % median", "kernel class flashmla (...)", "roofline", with "; roofline for indexer/decode"
-// where some classes fell back and "; attention/decode/mla from kernel class flashmla (expected error
-// ~6 % median, 33 % p90)" where a kernel class priced some.
+// error ~12 % median", "kernel class flashmla (...)", "roofline", with "; attention/decode/mla from
+// kernel class flashmla (expected error ~6 % median, 23 % p90)" where a kernel class priced some and
+// "; roofline for indexer/decode" where some classes fell back.
 std::string basis_text(const Basis& b);
 // {"kind", "from", "expected_error": {"median_ape", "p90_ape", "how"} or null, "roofline_ops",
 // "dtype_transferred_ops", "kernel_class_ops": [{"op_class", "kernel_class", "source", "expected_error"}]}.
