@@ -25,6 +25,15 @@ Predictor Predictor::with_working_set(double bytes) const {
 
 Prediction Predictor::predict(const std::string& op_class, const OpFeatures& op, const RangePoint& point,
                               DType dtype) const {
+  if (const KernelClass* k = profile_.kernel_class_for(op_class)) {
+    Prediction p;
+    p.basis = kernel_class_op_basis(op_class, k->name);
+    if (op.streams <= 0 || (op.flop <= 0 && op.bytes <= 0)) return p;  // not launched
+    p.launches = 1;
+    p.time_ms = kernel_class_seconds(*k, profile_, op) * 1e3;
+    p.extrapolated = k->head_dim > 0 && op.head_dim != k->head_dim;  // a latent width the kernel does not run
+    return p;
+  }
   const auto it = profile_.ops.find(op_class);
   return predict(op_class, it != profile_.ops.end() ? &it->second : nullptr, op, point, dtype);
 }

@@ -41,6 +41,11 @@ Basis Profile::basis() const {
   return b;
 }
 
+const KernelClass* Profile::kernel_class_for(const std::string& op_class) const {
+  const auto it = kernel_classes.find(op_class);
+  return it == kernel_classes.end() ? nullptr : find_kernel_class(it->second);
+}
+
 double Profile::peak_flop_per_s(DType compute) const {
   const auto it = spec.peak_flop_per_s.find(peak_dtype(compute));
   return it != spec.peak_flop_per_s.end() ? it->second : 0.0;
@@ -263,6 +268,22 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     if (p.source != "datasheet")
       throw InputError(f.name("source"), "\"" + p.source + "\"", "a profile with transfer must have source \"datasheet\"");
   }
+  if (f.has("kernel_classes")) {
+    const auto& kc = f.at("kernel_classes");
+    if (!kc.is_object()) throw InputError(f.name("kernel_classes"), json_value_text(kc), "must map op classes to kernel classes");
+    if (p.kind != "gpu" && !kc.empty())
+      throw InputError(f.name("kernel_classes"), json_value_text(kc), "kernel classes price GPU kernels: a CPU profile has none");
+    for (const auto& [cls, v] : kc.items()) {
+      const std::string where = f.name("kernel_classes") + "." + cls;
+      const KernelClass* k = v.is_string() ? find_kernel_class(v.get<std::string>()) : nullptr;
+      if (!k) throw InputError(where, json_value_text(v), "unknown kernel class (expected \"flashmla\")");
+      if (k->op_class != cls)
+        throw InputError(where, json_value_text(v), "kernel class " + k->name + " prices " + k->op_class + ", not " + cls);
+      p.kernel_classes[cls] = k->name;
+    }
+  } else if (p.kind == "gpu") {
+    for (const auto& [cls, name] : default_gpu_kernel_classes()) p.kernel_classes[cls] = name;
+  }
   if (f.has("cpu_kernel_facts")) p.cpu_kernel_facts = cpu_kernel_facts_from_json(f.at("cpu_kernel_facts"), f.name("cpu_kernel_facts"));
   if (f.has("machine_probe")) p.machine_probe = machine_probe_from_json(f.at("machine_probe"), f.name("machine_probe"));
   return p;
@@ -303,6 +324,9 @@ nlohmann::json profile_to_json(const Profile& p) {
   j["validation"] = val;
   j["measured"] = p.measured;
   if (p.transfer) j["transfer"] = transfer_to_json(*p.transfer);
+  nlohmann::json classes = nlohmann::json::object();
+  for (const auto& [cls, name] : p.kernel_classes) classes[cls] = name;
+  if (p.kind == "gpu") j["kernel_classes"] = classes;
   if (p.cpu_kernel_facts) j["cpu_kernel_facts"] = cpu_kernel_facts_to_json(*p.cpu_kernel_facts);
   if (p.machine_probe) j["machine_probe"] = machine_probe_to_json(*p.machine_probe);
   return j;

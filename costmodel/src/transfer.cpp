@@ -61,6 +61,7 @@ Profile as_roofline(Profile p) {
   p.ops.clear();
   p.validation.clear();
   p.transfer.reset();
+  p.kernel_classes.clear();
   p.source = "datasheet";
   return p;
 }

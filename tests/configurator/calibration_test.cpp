@@ -29,7 +29,7 @@ TEST_CASE("calibrate --from fits the shared H200 records and writes a measured p
   const mhacfg::Profile p = mhacfg::load_profile_file(out);
   CHECK(p.source == "measured");
   CHECK(p.name == "h200-sxm-measured");
-  CHECK(p.spec.memory_bytes == 141'000'000'000);  // the h200-sxm datasheet's spec, chosen from "NVIDIA H200"
+  CHECK(p.spec.memory_bytes == 150'754'820'096);  // the h200-sxm spec (143771 MiB), chosen from "NVIDIA H200"
   CHECK(p.ops.count("attention/prefill") == 1);
   CHECK(p.ops.count("attention/decode") == 1);
   CHECK(p.ops.count("attention/decode/mla") == 1);
@@ -96,7 +96,7 @@ TEST_CASE("predict writes every record back in order with predicted_ms", "[calib
   CHECK(lines[2]["op"] == "attention_block");
   for (const auto& l : lines) CHECK(l["predicted_ms"].get<double>() > 0);
   CHECK(lines[0]["predicted_basis"] == "measured");
-  CHECK(lines[3]["predicted_basis"] == "measured");  // MLA decode, from the torch-bmm records
+  CHECK(lines[3]["predicted_basis"] == "kernel_class");  // MLA decode: the FlashMLA class, not the torch-bmm fit
   CHECK(lines[4]["extrapolated"] == true);  // 512 sequences of 262144 tokens: bytes beyond the fit
   CHECK_FALSE(lines[1].contains("extrapolated"));
   // A block is its QKV GEMM + attention + O GEMM.

@@ -39,3 +39,33 @@ TEST_CASE("a sum of predictions takes the worst fitted basis and names the roofl
   // A measured basis without a held-out figure states none.
   CHECK(basis_text(fitted(BasisKind::measured, 0, 0)) == "measured");
 }
+
+TEST_CASE("a kernel-class op beside fitted ones is named with its own error, alone it sets the kind", "[basis]") {
+  const Basis moved = fitted(BasisKind::transferred, 0.077, 0.229);
+  const Basis mla = kernel_class_op_basis("attention/decode/mla", "flashmla");
+  CHECK(mla.kind == BasisKind::kernel_class);
+  CHECK(mla.from == "flashmla");
+  CHECK(mla.expected_median_ape > 0);
+  const Basis model = combine(combine(moved, mla), roofline_op_basis("indexer/decode"));
+  CHECK(model.kind == BasisKind::transferred);  // the fitted parts set the kind and the error
+  CHECK(model.from == "h200-sxm-cudnn");
+  CHECK(model.expected_median_ape == 0.077);
+  CHECK(model.kernel_class_ops.at("attention/decode/mla") == "flashmla");
+  CHECK(basis_text(model) ==
+        "transferred from h200-sxm-cudnn, expected error ~8 % median, 23 % p90; attention/decode/mla from kernel class "
+        "flashmla (expected error ~6 % median, 23 % p90); roofline for indexer/decode");
+  const nlohmann::json j = basis_json(model);
+  REQUIRE(j["kernel_class_ops"].size() == 1);
+  CHECK(j["kernel_class_ops"][0]["op_class"] == "attention/decode/mla");
+  CHECK(j["kernel_class_ops"][0]["kernel_class"] == "flashmla");
+  CHECK_THAT(j["kernel_class_ops"][0]["source"].get<std::string>(), Catch::Contains("FlashMLA README"));
+  CHECK(j["kernel_class_ops"][0]["expected_error"]["median_ape"] == mla.expected_median_ape);
+  // Nothing fitted but a kernel class: the kernel class, with the roofline ops beside it.
+  const Basis datasheet = combine(roofline_op_basis("gemm"), mla);
+  CHECK(datasheet.kind == BasisKind::kernel_class);
+  CHECK(roofline_for(datasheet, "gemm"));
+  CHECK_FALSE(roofline_for(datasheet, "attention/decode/mla"));
+  CHECK_THAT(basis_text(datasheet), Catch::StartsWith("kernel class flashmla (FlashMLA-class"));
+  CHECK_THAT(basis_text(datasheet), Catch::EndsWith("; roofline for gemm"));
+  CHECK(basis_json(datasheet)["from"] == "flashmla");
+}

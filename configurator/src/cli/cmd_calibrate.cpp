@@ -117,7 +117,10 @@ void forget_calibration(Profile& p) {
 }
 
 void add_validation(Profile& p, const std::vector<MeasurementRecord>& holdout, const std::string& what) {
-  const Predictor pred(p);
+  // The held-out figure is the fits' (the profile's measured basis); a kernel class states its own error.
+  Profile fits_only = p;
+  fits_only.kernel_classes.clear();
+  const Predictor pred(fits_only);
   for (const auto& e : validate_records(pred, holdout))
     if (e.op_class == "all") p.validation.push_back({e.records, e.median_ape, e.p90_ape, what});
 }

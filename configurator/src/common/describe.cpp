@@ -208,6 +208,7 @@ std::string profile_basis_note(const Profile& p) {
     case BasisKind::transferred:
       return "Times come from " + b.from + "'s fitted models scaled to " + p.name + "'s datasheet (" + basis_text(b) +
              "); calibrate on the device for measured numbers.";
+    case BasisKind::kernel_class:  // a profile's own basis is its fits' (kernel classes price single ops)
     case BasisKind::roofline: break;
   }
   return "Times are the bare roofline of " + p.name +

@@ -14,6 +14,7 @@
 #include "mhacfg/costmodel/comm.hpp"
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
+#include "mhacfg/costmodel/kernel_class.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
 #include "mhacfg/costmodel/time_model.hpp"
 
@@ -90,10 +91,16 @@ struct Profile {
   // Set on a datasheet profile whose fits come from another profile; its fits are filled in when it
   // is loaded (transfer.hpp), unless the bare roofline was asked for.
   std::optional<Transfer> transfer;
+  // Op classes priced by a kernel class (kernel_class.hpp) instead of the fits, by name:
+  // {"attention/decode/mla": "flashmla"}. A GPU profile file without "kernel_classes" gets
+  // default_gpu_kernel_classes(); "kernel_classes": {} prices every class from the fits.
+  std::map<std::string, std::string> kernel_classes;
 
   CpuKernelFacts cpu_facts() const { return cpu_kernel_facts.value_or(CpuKernelFacts{}); }
 
   bool calibrated() const { return !ops.empty(); }
+  // The kernel class that prices `op_class` on this profile, or nullptr (its fit or the roofline).
+  const KernelClass* kernel_class_for(const std::string& op_class) const;
   // What its fitted ops stand on: measured (expected error from its first held-out validation),
   // transferred (the transfer's), or roofline when it has no fits.
   Basis basis() const;
