@@ -70,7 +70,7 @@ TEST_CASE("numbers: non-integers, zero, negative, overflow", "[cli][errors]") {
   expect_input_error({"recommend", "--params", "1B", "--sliding-window", "512", "--attention-chunk", "1024"},
                      "--attention-chunk = 1024: cannot be combined with --sliding-window");
   expect_input_error({"recommend", "--params", "1B", "--sliding-window", "512", "--global-every", "99"},
-                     "--global-every = 99: must not exceed the 16 layers");
+                     "--global-every = 99: must not exceed the 24 layers");
   expect_input_error({"recommend", "--params", " 7B"}, "--params =  7B: must be a count such as 125M, 7B or 1.5e9");
   expect_input_error({"analyze", "--model", "gpt2", "--prompt-len", "9000", "--context", "100"},
                      "--prompt-len = 9000: must not exceed --context = 100 (the decode context includes the prompt)");
@@ -130,7 +130,7 @@ TEST_CASE("recommend input errors", "[cli][errors][recommend]") {
   expect_input_error({"recommend", "--seq", "8192"}, "--params = (missing): give --params N, or --d-model D --layers L");
   expect_input_error({"recommend", "--params", "seven"}, "--params = seven: must be a count such as 125M, 7B or 1.5e9");
   expect_input_error({"recommend", "--params", "7B", "--objective", "speed"},
-                     "--objective = speed: unknown objective (expected throughput, latency, memory or balanced)");
+                     "--objective = speed: unknown objective (expected throughput, latency, memory, balanced or goodput)");
   expect_input_error({"recommend", "--params", "7B", "--variants", "gqa,xla"},
                      "--variants = xla: unknown attention variant (expected mha, gqa, mqa or mla)");
   expect_input_error({"recommend", "--params", "7B", "--memory-fraction", "1.5"},

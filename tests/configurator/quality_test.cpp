@@ -43,7 +43,7 @@ RiskLevel level(const ModelSpec& m) { return assess_quality(m).level; }
 
 }  // namespace
 
-TEST_CASE("released designs rate at most low and name a precedent", "[recommend][quality]") {
+TEST_CASE("released designs of common practice rate at most low and name a precedent", "[recommend][quality]") {
   // The issue's cases (Qwen2.5-7B 28/4 x 128 and Qwen3-235B-A22B 64/4 x 128 were rated medium), and
   // every HF fixture the precedent table was read from.
   for (const char* name : {"qwen2.5-7b", "qwen3-235b-a22b", "llama-3-8b", "llama-3-70b", "mistral-7b-v0.1", "deepseek-v3"}) {
@@ -59,8 +59,24 @@ TEST_CASE("released designs rate at most low and name a precedent", "[recommend]
     if (at == std::string::npos) continue;
     const std::string file = p.config_source.substr(at + 25, p.config_source.find(')', at) - at - 25);
     INFO(p.name);
-    CHECK(level(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + file)) <= RiskLevel::low);
+    // Inside the envelope (at or above the KV capacity common practice ships at its scale): at most
+    // low. The few below it (Falcon-7B's MQA, GLM-4-9B's two KV heads, ...) are rated by the evidence,
+    // and the reason says how far below common practice they are.
+    const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + file);
+    const QualityRisk q = assess_quality(m);
+    if (inside_envelope(m)) CHECK(q.level <= RiskLevel::low);
+    else CHECK(q.reason.find("below the least") != std::string::npos);
   }
+  // Outliers are few: most released designs are common practice at their scale.
+  std::size_t fixtures = 0, outside = 0;
+  for (const Precedent& p : precedents()) {
+    const auto at = p.config_source.find("(copy: tests/fixtures/hf/");
+    if (at == std::string::npos) continue;
+    ++fixtures;
+    outside += !inside_envelope(load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" +
+                                               p.config_source.substr(at + 25, p.config_source.find(')', at) - at - 25)));
+  }
+  CHECK(outside * 5 <= fixtures);
 }
 
 TEST_CASE("MHA is the baseline", "[recommend][quality]") {
@@ -146,8 +162,10 @@ TEST_CASE("MQA with narrow heads rates above MQA with wide heads", "[recommend][
   const ModelSpec base = fixture("llama-3-8b");
   const QualityRisk wide = assess_quality(redesign(base, AttentionVariant::mqa, 32, 1, 128));
   const QualityRisk narrow = assess_quality(redesign(base, AttentionVariant::mqa, 128, 1, 32));
-  CHECK(wide.level == RiskLevel::low);  // Falcon-7B ships MQA at this scale with less KV (1 x 64 of 4544)
-  CHECK(wide.precedent_support == 1);   // and it alone: a lean design with one precedent
+  // Falcon-7B ships MQA at this scale (1 x 64 of 4544) but alone: below the KV common practice ships,
+  // MQA is rated by the evidence, not by the one model.
+  CHECK(wide.level > RiskLevel::low);
+  CHECK_FALSE(wide.inside_envelope);
   CHECK(assess_quality(base).precedent_support > 5);  // Llama-3-8B's 8 x 128 is common practice
   CHECK(narrow.level > wide.level);
   bool cites_bottleneck = false;

@@ -156,14 +156,23 @@ Envelope envelope_at(const DesignPoint& d) {
       if (p->params_total >= e.params_lo && p->params_total <= e.params_hi) e.members.push_back(p);
     if (e.members.size() >= kMinEnvelopeMembers || e.members.size() == family.size()) break;
   }
-  e.min_kv_ratio = std::numeric_limits<double>::infinity();
+  // The KV bound is common practice, not the leanest outlier: the KV capacity that at least
+  // kCommonPracticeShare of the members (and at least kMinSupport of them) ship at or below. At 7B the
+  // leanest member is Falcon-7B's MQA alone; one model does not make a practice.
+  std::vector<std::pair<double, const Precedent*>> by_kv;
+  for (const Precedent* p : e.members) by_kv.emplace_back(design_point(*p).kv_ratio, p);
+  std::sort(by_kv.begin(), by_kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!by_kv.empty()) {
+    const std::size_t k = std::min(by_kv.size(), std::max<std::size_t>(
+        kMinSupport, static_cast<std::size_t>(std::ceil(kCommonPracticeShare * double(by_kv.size())))));
+    e.min_kv_ratio = by_kv[k - 1].first;
+    e.least_kv = by_kv[k - 1].second;
+  } else {
+    e.min_kv_ratio = std::numeric_limits<double>::infinity();
+  }
   e.min_head_dim = std::numeric_limits<std::int64_t>::max();
   for (const Precedent* p : e.members) {
     const DesignPoint q = design_point(*p);
-    if (q.kv_ratio < e.min_kv_ratio) {
-      e.min_kv_ratio = q.kv_ratio;
-      e.least_kv = p;
-    }
     e.max_group_size = std::max(e.max_group_size, q.group_size);
     e.min_head_dim = std::min(e.min_head_dim, q.head_dim);
     e.max_head_dim = std::max(e.max_head_dim, q.head_dim);

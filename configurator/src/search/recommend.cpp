@@ -16,9 +16,9 @@
 namespace mhacfg {
 
 Objective parse_objective(std::string_view name) {
-  for (auto o : {Objective::throughput, Objective::latency, Objective::memory, Objective::balanced})
+  for (auto o : {Objective::throughput, Objective::latency, Objective::memory, Objective::balanced, Objective::goodput})
     if (to_string(o) == name) return o;
-  throw InputError("--objective", std::string(name), "unknown objective (expected throughput, latency, memory or balanced)");
+  throw InputError("--objective", std::string(name), "unknown objective (expected throughput, latency, memory, balanced or goodput)");
 }
 
 std::string_view to_string(Objective o) {
@@ -27,6 +27,7 @@ std::string_view to_string(Objective o) {
     case Objective::latency: return "latency";
     case Objective::memory: return "memory";
     case Objective::balanced: return "balanced";
+    case Objective::goodput: return "goodput";
   }
   MHACFG_CHECK(false, "unknown Objective");
 }
@@ -520,8 +521,8 @@ double tie_tolerance(const std::vector<Candidate>& designs) {
 // Tiers: designs sorted by score, a design within `tol` of the one before it joins its tier, so no two
 // designs whose scores lie within `tol` of each other get different ranks. A tier's rank is one more
 // than the designs in better tiers (1, 1, 1, 4). Inside a tier the order is the quality risk, then the
-// released models of its scale that ship no more KV than it keeps (common practice first), then the
-// distance to the nearest shipped design, then the score.
+// distance to the nearest released design (precedents.hpp: doublings of size, KV capacity and head
+// width, and the variant), then the released models of its scale that ship no more KV, then the score.
 void assign_tiers(std::vector<Candidate>& designs, double tol) {
   std::size_t begin = 0;
   for (std::size_t i = 0; i <= designs.size(); ++i) {
@@ -529,9 +530,9 @@ void assign_tiers(std::vector<Candidate>& designs, double tol) {
     std::stable_sort(designs.begin() + std::ptrdiff_t(begin), designs.begin() + std::ptrdiff_t(i),
                      [](const Candidate& a, const Candidate& b) {
                        if (a.risk.level != b.risk.level) return a.risk.level < b.risk.level;
+                       if (a.precedent_distance != b.precedent_distance) return a.precedent_distance < b.precedent_distance;
                        if (a.risk.precedent_support != b.risk.precedent_support)
                          return a.risk.precedent_support > b.risk.precedent_support;
-                       if (a.precedent_distance != b.precedent_distance) return a.precedent_distance < b.precedent_distance;
                        return a.score < b.score;
                      });
     for (std::size_t j = begin; j < i; ++j) {

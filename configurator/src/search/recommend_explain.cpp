@@ -150,10 +150,10 @@ std::string tie_sentence(const Recommendation& r, const std::vector<Candidate>& 
   if (others.size() > 4) list += " and " + std::to_string(others.size() - 4) + " more";
   return "Tied at rank " + std::to_string(c.rank) + " with " + list + ": their " + std::string(to_string(r.options.objective)) +
          " scores lie within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of each other (" + r.tie_basis +
-         "); inside the tier the order is quality risk, then how many released models of its scale ship no more KV (" +
-         std::to_string(c.risk.precedent_support) + " of " + std::to_string(c.risk.envelope_members) +
-         " for this one), then closeness to a shipped design (" + c.risk.precedent + "'s " + c.risk.precedent_design +
-         "), then the score.";
+         "); inside the tier the order is quality risk, then closeness to a released design (this one's nearest: " +
+         c.risk.precedent + "'s " + c.risk.precedent_design + ", " + fmt_fixed(c.precedent_distance, 2) +
+         " doublings away), then how many released models of its scale ship no more KV (" +
+         std::to_string(c.risk.precedent_support) + " of " + std::to_string(c.risk.envelope_members) + "), then the score.";
 }
 
 // Against MHA with the same heads, against the model's own design, and a sparse design against its
@@ -237,7 +237,6 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& designs, c
                Candidate& c) {
   // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
   std::vector<std::string>& out = c.rationale;
-  if (std::string tie = tie_sentence(r, designs, c); !tie.empty()) out.push_back(tie);
   out.push_back(memory_sentence(r, c));
   out.push_back(speed_sentence(r, c));
   comparisons(r, feasible, c, out);
@@ -249,6 +248,7 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& designs, c
                   std::to_string(c.counts.kv_cache.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) +
                   " extra per GPU at this batch.");
   for (const auto& pen : c.penalties) out.push_back("Penalty: " + pen + ".");
+  if (std::string tie = tie_sentence(r, designs, c); !tie.empty()) out.push_back(tie);
 }
 
 }  // namespace

@@ -71,11 +71,15 @@ const Precedent& nearest_precedent(const DesignPoint& d);
 // least KV capacity, the largest group, the narrowest and widest head_dim and (sparse designs) the
 // fewest keys per query those models ship.
 constexpr std::size_t kMinEnvelopeMembers = 3;
+// The envelope's KV bound: the least KV capacity that at least this share of its members, and at least
+// kMinSupport of them, ship at or below (common practice rather than the leanest single model).
+constexpr double kCommonPracticeShare = 0.1;
+constexpr std::size_t kMinSupport = 2;
 struct Envelope {
   double params_lo = 0;
   double params_hi = 0;
   std::vector<const Precedent*> members;
-  const Precedent* least_kv = nullptr;  // the member with the least KV capacity
+  const Precedent* least_kv = nullptr;  // the member at the KV bound (see kCommonPracticeShare)
   double min_kv_ratio = 0;
   std::int64_t max_group_size = 0;
   std::int64_t min_head_dim = 0;
