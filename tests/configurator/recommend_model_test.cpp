@@ -85,7 +85,8 @@ TEST_CASE("Llama 4's chunks stay as the model has them and cap each design's cac
     CHECK(chunked == 36);
     // 36 layers hold 8192 tokens, 12 the whole context: per GPU under tp 4 (the KV heads split).
     const double per_layer_token = double(c.counts.kv_cache.bytes_per_token_per_layer);
-    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_layer_token * (36 * 8192 + 12 * 131072) / 4));
+    const bool replicated = c.spec.attention.variant == AttentionVariant::mla && !c.workload.dp_attention;  // MLA's latent, whole
+    CHECK(c.kv_bytes_per_seq_per_gpu == Approx(per_layer_token * (36 * 8192 + 12 * 131072) / (replicated ? 1 : 4)));
     if (!c.rationale.empty())
       CHECK_THAT(c.rationale.front(), Catch::Contains(" in 48 layers (36 in 8192-token chunks, 12 global), "));
   }

@@ -171,6 +171,8 @@ struct Context {
 // (https://docs.sglang.io/advanced_features/dp_dpa_smg_guide.html): DeepSeek's MLA "only [has] one KV
 // head. If we use tensor parallelism on 8 GPUs, it will lead to: Duplicated KV cache across all GPUs",
 // which data parallel attention addresses.
+// MLA is evaluated both ways when tp > 1 and served the way that scores better (evaluate()): under
+// attention data parallel one rank prefills a request's whole prompt, which long prompts pay for.
 Workload served_workload(const RecommendOptions& o, const AttentionSpec& a, std::int64_t tp) {
   Workload w = o.workload.with_tp(tp);
   if (a.variant == AttentionVariant::mla && tp > 1) w.dp_attention = true;
@@ -448,7 +450,19 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
   // A shape whose counts overflow 64 bits at this context (a window's FLOPs at millions of tokens) is
   // skipped with its reason; the rest of the search goes on.
   try {
+    const Evaluated before = e;
     if (const auto failed = size_and_serve(ctx, e)) return reject(*failed, e.reason, e.numbers);
+    // MLA under tp: also tensor parallel attention, kept when it serves the objective better.
+    if (c.workload.dp_attention && !o.workload.dp_attention) {
+      Evaluated tp = before;
+      tp.c.workload.dp_attention = false;
+      const bool latency = o.objective == Objective::latency;
+      if (!size_and_serve(ctx, tp) &&
+          (latency ? tp.c.served.request_ms < c.served.request_ms
+                   : o.objective == Objective::memory ? tp.c.kv_bytes_per_seq_per_gpu < c.kv_bytes_per_seq_per_gpu
+                                                      : tp.c.served.tokens_per_s_per_gpu > c.served.tokens_per_s_per_gpu))
+        e = std::move(tp);
+    }
   } catch (const InputError& err) {
     return reject(Constraint::uncountable, std::string("cannot be counted: ") + err.what());
   }
@@ -479,12 +493,20 @@ void score(std::vector<Candidate>& cs, Objective o) {
 }
 
 // The ranked list holds one design per variant and head_dim (and MLA latent): the architect's
-// decision. Within a class the best-scoring head counts represent it, except that a query width of
-// d_model is kept unless another width scores better by more than the expected error. Input is sorted
-// best first; the others go to `rest`.
+// decision. Within a class the best-scoring head counts represent it, unless head counts the usual
+// deployments prefer score within the expected error of that best: first a query width of d_model, then
+// head counts that split over tp 2, 4 and 8 (query heads a multiple of 8, KV heads dividing or divided by
+// 8). Input is sorted best first; the others go to `rest`.
 std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted, std::vector<Candidate>& rest) {
   std::map<std::vector<std::int64_t>, std::size_t> index;
+  std::vector<double> best;  // the class's best score
   std::vector<Candidate> out;
+  auto preference = [](const Candidate& c) {
+    const AttentionSpec& a = c.spec.attention;
+    const bool full = a.num_q_heads * a.v_head_dim == c.spec.d_model;
+    const bool splits = a.num_q_heads % 8 == 0 && (a.variant == AttentionVariant::mla || a.num_kv_heads % 8 == 0 || 8 % a.num_kv_heads == 0);
+    return 2 * int(full) + int(splits);
+  };
   for (const auto& c : sorted) {
     const AttentionSpec& a = c.spec.attention;
     const std::vector<std::int64_t> key = {static_cast<std::int64_t>(a.variant), a.head_dim, a.v_head_dim,
@@ -493,13 +515,12 @@ std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted, st
     if (it == index.end()) {
       index.emplace(key, out.size());
       out.push_back(c);
+      best.push_back(c.score);
       continue;
     }
     Candidate& kept = out[it->second];
-    const bool kept_full = kept.spec.attention.num_q_heads * kept.spec.attention.v_head_dim == kept.spec.d_model;
-    const bool full = a.num_q_heads * a.v_head_dim == c.spec.d_model;
     const double tol = std::max(kept.error, c.error) > 0 ? std::max(kept.error, c.error) : defaults::unknown_error;
-    if (full && !kept_full && c.score <= kept.score * (1 + tol)) {
+    if (preference(c) > preference(kept) && c.score <= best[it->second] * (1 + tol)) {
       rest.push_back(kept);
       kept = c;
     } else {
