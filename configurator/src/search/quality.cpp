@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 
 #include "mhacfg/configurator/search/precedents.hpp"
@@ -132,6 +133,17 @@ QualityRisk assess_quality(const ModelSpec& m) {
     q.rules.push_back({"head-dim-wide", 1, {"precedents"},
                        "head_dim " + std::to_string(d.head_dim) + " is wider than any released at " + band + " (" +
                            std::to_string(env.max_head_dim) + "; a judgement from the table, no ablation)"});
+  }
+  // Off scale: no released model of the family within 4x of its size (MLA at 1B, whose nearest
+  // released MLA model is 16B); the envelope had to borrow larger or smaller models' practice.
+  double nearest_scale = std::numeric_limits<double>::infinity();
+  for (const Precedent* p : env.members) nearest_scale = std::min(nearest_scale, std::fabs(std::log2(p->params_total / d.params)));
+  if (!env.members.empty() && nearest_scale > 2.0) {
+    steps += 1;
+    ++factors;
+    q.rules.push_back({"off-scale", 1, {"precedents"},
+                       "no released " + family_text(d.variant) + " model lies within 4x of its size (the envelope is " + band +
+                           "; a judgement from the table: practice at other scales is extrapolated)"});
   }
   if (d.index_topk > 0) {
     if (d.index_topk < kValidatedTopk) {
