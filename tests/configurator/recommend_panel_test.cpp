@@ -132,3 +132,37 @@ TEST_CASE("the recommendation panel: sixteen planning situations", "[recommend][
   if (std::getenv("MHACFG_UPDATE_GOLDEN")) std::ofstream(path) << all;
   CHECK(all == read(path));
 }
+
+TEST_CASE("released designs under their own constraints: top tier, or what beats them with numbers", "[recommend][panel]") {
+  struct Released {
+    std::string fixture, context, target, tp, weights;
+  };
+  const std::vector<Released> released = {
+      {"llama-3-8b", "8192", "h100-sxm", "1", "bf16"},          {"llama-3-70b", "8192", "h100-sxm", "8", "bf16"},
+      {"qwen2.5-7b", "32768", "h100-sxm", "1", "bf16"},         {"mistral-7b-v0.3", "32768", "a100-80gb", "1", "bf16"},
+      {"qwen3-8b", "32768", "h200-sxm-cudnn", "1", "bf16"},     {"gemma-2-9b", "8192", "l40s", "1", "bf16"},
+      {"qwen3-235b-a22b", "32768", "h200-sxm-cudnn", "8", "bf16"}, {"deepseek-v3", "32768", "h200-sxm-cudnn", "8", "fp8"},
+      {"mixtral-8x7b", "32768", "h100-sxm", "2", "bf16"},       {"olmo-2-1124-7b", "4096", "a100-80gb", "1", "bf16"},
+      {"qwen3-30b-a3b", "32768", "h100-sxm", "2", "bf16"},      {"llama-3.2-1b", "8192", "l40s", "1", "bf16"},
+  };
+  std::size_t top = 0;
+  for (const Released& m : released) {
+    const CliResult r = run({"recommend", "--hf-config", fixture("hf/" + m.fixture + ".json"), "--context", m.context, "--target",
+                             m.target, "--tp", m.tp, "--weight-dtype", m.weights, "--format", "json"});
+    INFO(m.fixture << ": " << r.err);
+    REQUIRE(r.code == 0);
+    const nlohmann::json d = nlohmann::json::parse(r.out)["model_design"];
+    REQUIRE(d["rank"].is_number());
+    if (d["in_top_tier"].get<bool>()) {
+      ++top;
+      CHECK(d["beaten_by"].is_null());
+      continue;
+    }
+    // Not in the top tier: the output says what beats it, by how much and at what risk.
+    const std::string why = d["beaten_by"].get<std::string>();
+    CHECK(why.find(" design(s) beat it on balanced by more than the expected error, first ") != std::string::npos);
+    CHECK(why.find(" tokens/s per GPU, ") != std::string::npos);
+    CHECK(why.find(", risk ") != std::string::npos);
+  }
+  CHECK(top >= 3);  // llama-3-70b, qwen2.5-7b and mixtral at the time of writing: a floor, not a target
+}
