@@ -36,7 +36,9 @@ ParsedArgs::ParsedArgs(const std::string& command, const po::options_description
     po::notify(vm);
     // Every option is declared as text, a list of texts or a switch (no value).
     for (const auto& [name, v] : vm) {
-      if (const auto* text = boost::any_cast<std::string>(&v.value())) set(name, *text);
+      const po::option_description* o = desc.find_nothrow(name, false);
+      if (o && o->semantic()->max_tokens() == 0) set(name, std::vector<std::string>{});
+      else if (const auto* text = boost::any_cast<std::string>(&v.value())) set(name, *text);
       else if (const auto* texts = boost::any_cast<std::vector<std::string>>(&v.value())) set(name, *texts);
       else set(name, std::vector<std::string>{});
     }

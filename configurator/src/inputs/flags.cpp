@@ -20,9 +20,12 @@ bool FlagValues::has(const std::string& name) const {
 }
 
 std::string FlagValues::str(const std::string& name) const {
+  // Several values given in-process (a Python list) are a comma list, as --variants takes them.
   const std::vector<std::string> v = list(name);
-  if (v.size() != 1) throw InputError("--" + name, v.empty() ? "(missing)" : "(" + std::to_string(v.size()) + " values)", "needs one value");
-  return v[0];
+  if (v.empty()) throw InputError("--" + name, "(missing)", "needs a value");
+  std::string text = v[0];
+  for (std::size_t i = 1; i < v.size(); ++i) text += "," + v[i];
+  return text;
 }
 
 std::optional<std::string> FlagValues::opt_str(const std::string& name) const {
@@ -62,7 +65,7 @@ void FlagValues::check_all_read(const std::string& command) const {
   for (const auto& [name, values] : values_)
     if (!asked_.count(name))
       throw InputError("--" + name, values.empty() ? "(given)" : values.front(),
-                       "not an option of " + command + suggestion_suffix("--" + name, known));
+                       "unknown option for " + command + suggestion_suffix("--" + name, known));
 }
 
 std::int64_t parse_int(const std::string& flag, const std::string& text, bool positive) {
