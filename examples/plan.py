@@ -4,7 +4,8 @@
 1. A sweep of context length x GPU x tensor parallelism for Llama-3-70B: KV cache per GPU, the batch
    that fits, tokens/s and TPOT, written to sweep.csv (and sweep.png when matplotlib is installed:
    Debian's python3-matplotlib).
-2. "Which attention for my 13B at 128k on 8x H100?": the recommendation, tier by tier, with its reasons.
+2. "Which attention for my 13B at 128k on 8x H100?": the recommendation, tier by tier (designs that score
+   within the model's error of each other share a rank), with its reasons.
 
     PYTHONPATH=build/python python3 examples/plan.py [--out DIR]
 """
@@ -91,12 +92,17 @@ except mhacfg.Infeasible as e:
 shape = rec["shape"]
 print(f"\n13B at 128k on 8x h100-sxm: d_model {shape['d_model']}, {shape['layers']} layers; "
       f"{rec['search']['feasible']} feasible designs of {rec['search']['evaluated']}")
+# Designs whose scores are within the model's error of each other share a rank: a tier.
+tiers = {}
 for c in rec["candidates"]:
-    at = c["predicted"]["at_batch"]
-    print(f"#{c['rank']} {c['variant']} {c['num_q_heads']}q/{c['num_kv_heads']}kv x {c['head_dim']}: "
-          f"{c['kv_cache']['bytes_per_token'] // 1024} KiB KV/token, batch {c['batch']}, {at['tokens_per_s']:.0f} tokens/s, "
-          f"risk {c['quality_risk']}")
-    for reason in c["rationale"]:
+    tiers.setdefault(c["rank"], []).append(c)
+for rank, members in list(tiers.items())[:3]:
+    print(f"tier {rank}: " + ", ".join(c["design"] for c in members))
+    best = members[0]
+    at = best["predicted"]["at_batch"]
+    print(f"  {best['design']}: {best['kv_cache']['bytes_per_token'] // 1024} KiB KV/token, batch {best['batch']}, "
+          f"{at['tokens_per_s']:.0f} tokens/s, quality risk {best['quality_risk']}")
+    for reason in best["rationale"]:
         print(f"    {reason}")
 for r in rec["rejected"][:3]:
     print(f"  not chosen: {r['design']}: {r['reason']}")

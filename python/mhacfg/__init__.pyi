@@ -96,6 +96,13 @@ class RecommendFlags(DeploymentFlags, TargetFlags, total=False):
     top: Count
     vocab: Count
     memory_fraction: float
+    engine: Path
+    output_len: Count
+    ttft_ms: float
+    tpot_ms: float
+    head_dim: Count
+    kv_heads_multiple_of: Count
+    max_kv_bytes_per_token: Count
 
 class CompareFlags(WorkloadFlags, TargetFlags, total=False):
     engine: Path

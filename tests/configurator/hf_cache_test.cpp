@@ -17,6 +17,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace fs = std::filesystem;
+using namespace mhacfg;
 
 namespace {
 
@@ -45,7 +46,8 @@ struct TempCache {
     const fs::path repo = dir / folder;
     fs::create_directories(repo / "blobs");
     fs::create_directories(repo / "snapshots" / rev);
-    fs::copy_file(fs::path(MHACFG_FIXTURES_DIR) / "hf" / "qwen2.5-7b.json", repo / "blobs" / "a1b2c3");
+    fs::copy_file(fs::path(MHACFG_FIXTURES_DIR) / "hf" / "qwen2.5-7b.json", repo / "blobs" / "a1b2c3",
+                  fs::copy_options::overwrite_existing);
     fs::create_symlink(fs::path("..") / ".." / "blobs" / "a1b2c3", repo / "snapshots" / rev / "config.json");
     if (ref) {
       fs::create_directories(repo / "refs");

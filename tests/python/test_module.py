@@ -63,6 +63,8 @@ class SameAsCli(unittest.TestCase):
                   target="h100-sxm"),
              ["--d-model", "4096", "--layers", "32", "--heads", "32", "--kv-heads", "8", "--prompt-len", "512",
               "--kv-dtype", "fp8", "--roofline", "--target", "h100-sxm"]),
+            (dict(model="llama-3-8b", context="32k", batch="1k", prompt_len=1024),  # suffixes read as the CLI reads them
+             ["--model", "llama-3-8b", "--context", "32768", "--batch", "1000", "--prompt-len", "1024"]),
         ]:
             doc = mhacfg.analyze(**kw)
             self.assertEqual(cli_json("analyze", *args), doc, args)
