@@ -1,7 +1,7 @@
 // `mhacfg analyze` and `mhacfg profiles`.
 #include <iostream>
 
-#include "mhacfg/configurator/report/analyze.hpp"
+#include "mhacfg/configurator/api/requests.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/configurator/cli/commands.hpp"
 #include "mhacfg/configurator/report/html.hpp"
@@ -28,15 +28,13 @@ int cmd_analyze(const Args& args, std::ostream& out, std::ostream&) {
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("analyze", d, args);
   const Format format = read_format(a, formats);
-  const ModelSpec m = resolve_model(read_model_flags(a));
-  const Workload w = read_workload(a, Workload{});
-  validate(w);
-  const bool plots = format == Format::html || (format == Format::markdown && a.has("out-dir"));
-  Profile profile;
+  const AnalyzeRequest req = read_analyze_request(a);
+  const ModelSpec& m = req.model;
+  const Workload& w = req.workload;
   // Plots need predicted times: without --target they use the h100-sxm datasheet roofline.
-  if (a.has("target") || plots) profile = read_profile_flag(a, "target", defaults::target);
-  const EngineModel engine = read_engine(a);
-  const Report r = analyze_report(m, w, a.has("target") ? &profile : nullptr, &engine);
+  const bool plots = format == Format::html || (format == Format::markdown && a.has("out-dir"));
+  const Profile profile = req.target ? *req.target : plots ? read_profile_flag(a, "target", defaults::target) : Profile{};
+  const Report r = analyze_report(req);
   auto make = [&] {
     const std::vector<PlotModel> models = {{m.name, m, true}};
     return std::vector<SvgPlot>{kv_vs_context_plot(models, w, profile, defaults::memory_fraction),
@@ -92,34 +90,7 @@ int cmd_profiles(const Args& args, std::ostream& out, std::ostream&) {
     render(r, Format::table, out);
     return kExitOk;
   }
-  nlohmann::json list = nlohmann::json::array();
-  Table t;
-  t.columns = {"name", "device", "basis", "fitted ops", "provenance"};
-  for (const auto& name : shipped_profile_names()) {
-    const Profile p = load_profile(name, "profiles");
-    std::vector<std::string> ops;
-    for (const auto& [cls, fit] : p.ops) ops.push_back(cls);
-    std::string opsl;
-    for (const auto& o : ops) opsl += (opsl.empty() ? "" : ", ") + o;
-    const Basis b = p.basis();
-    std::string prov = p.source == "measured" ? p.provenance.value("measured_at", std::string("")) + " " +
-                                                    p.provenance.value("from", std::string(""))
-                                              : "datasheet";
-    list.push_back({{"name", p.name}, {"device", p.device}, {"kind", p.kind}, {"source", p.source}, {"ops", ops},
-                    {"basis", basis_json(b)}, {"provenance", p.provenance}});
-    const std::string kind = b.kind == BasisKind::transferred ? "transferred from " + b.from : to_string(b.kind);
-    t.rows.push_back({p.name, p.device, kind, opsl.empty() ? "-" : opsl, prov});
-  }
-  if (format == Format::json) {
-    out << json_text(nlohmann::json{{"schema_version", "1.0"}, {"profiles", list}}, 2) << "\n";
-    return kExitOk;
-  }
-  Report r;
-  r.tables.push_back(t);
-  r.notes.push_back("Measured profiles predict with models fitted on the device; transferred ones with a measured profile's "
-                    "models scaled to their datasheet (expected error in `profiles show NAME`); --roofline gives any "
-                    "profile's bare datasheet roofline.");
-  render(r, Format::table, out);
+  render(profiles_report(), format, out);
   return kExitOk;
 }
 

@@ -23,6 +23,7 @@
 #include "mhacfg/costmodel/json_fields.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
 #include "serving_commands.hpp"
+#include "mhacfg/configurator/api/requests.hpp"
 
 namespace mhacfg {
 
@@ -447,19 +448,15 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
   d.add_options()("help,h", "this help");
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("predict", d, args);
-  if (!a.has("in")) throw InputError("--in", "(missing)", "predict needs --in RECORDS.jsonl");
   const MachineCheckMode check = read_check_machine(a, true);
-  if (serving_input(a.str("in"), "--in")) {
+  if (check != MachineCheckMode::off && a.has("in") && serving_input(a.str("in"), "--in"))
     refuse_machine_check(check, a.str("in"));
-    return serving_predict(a, a.str("in"), out);
-  }
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "predict needs --profile");
-  const Profile loaded = read_profile_flag(a, "profile", "");
-  const auto records = read_records(a.str("in"));
   std::optional<MachineCheck> c;
-  if (check != MachineCheckMode::off) c = machine_check(loaded, probe_like(loaded), check, "measured now");
-  const Profile p = c ? checked_profile(loaded, *c) : loaded;
-  auto lines = predict_records(Predictor(p), records);
+  auto adjust = [&](const Profile& loaded, const std::vector<MeasurementRecord>&) {
+    c = machine_check(loaded, probe_like(loaded), check, "measured now");
+    return checked_profile(loaded, *c);
+  };
+  auto lines = predict_lines(a, check != MachineCheckMode::off ? ProfileAdjust(adjust) : ProfileAdjust());
   if (c) {
     err << c->line << "\n";
     for (auto& j : lines) j["machine_check"] = record_check_json(*c);
@@ -484,29 +481,18 @@ int cmd_validate(const Args& args, std::ostream& out, std::ostream&) {
   const ParsedArgs a("validate", d, args);
   const MachineCheckMode check = read_check_machine(a, true);
   const Format format = read_format(a, formats);
-  if (!a.has("in")) throw InputError("--in", "(missing)", "validate needs --in MEASURED.jsonl");
-  if (serving_input(a.str("in"), "--in")) {
+  if (check != MachineCheckMode::off && a.has("in") && serving_input(a.str("in"), "--in"))
     refuse_machine_check(check, a.str("in"));
-    return serving_validate(a, a.str("in"), format, out);
-  }
-  if (!a.has("profile")) throw InputError("--profile", "(missing)", "validate needs --profile");
-  const Profile loaded = read_profile_flag(a, "profile", "");
-  std::vector<std::string> notes;
-  const auto all = read_records(a.str("in"));
-  const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
-  check_backends(all, backends);
-  const auto records = select_records(all, backends, &notes);
   // The machine as the records saw it when bench probed it with them; else as it is now.
   std::optional<MachineCheck> c;
-  if (check != MachineCheckMode::off) {
+  auto adjust = [&](const Profile& loaded, const std::vector<MeasurementRecord>& records) {
     require_machine_probe(loaded);
     const std::optional<MachineProbe> with_records = probe_of_records(records);
     c = with_records ? machine_check(loaded, *with_records, check, "measured with the records by bench --check-machine")
                      : machine_check(loaded, probe_like(loaded), check, "measured now");
-  }
-  const Profile p = c ? checked_profile(loaded, *c) : loaded;
-  Report report = validation_report(p, a.str("in"), validate_records(Predictor(p), records));
-  for (const auto& n : notes) report.notes.push_back(n);
+    return checked_profile(loaded, *c);
+  };
+  Report report = validate_report(a, check != MachineCheckMode::off ? ProfileAdjust(adjust) : ProfileAdjust());
   if (c) {
     report.notes.push_back(c->line);
     report.json["machine_check"] = c->json;

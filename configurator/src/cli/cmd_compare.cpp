@@ -1,13 +1,13 @@
 // `mhacfg compare A B ...`.
 #include <ostream>
 
+#include "mhacfg/configurator/api/requests.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/configurator/cli/model_argument.hpp"
 #include "mhacfg/configurator/cli/commands.hpp"
 #include "mhacfg/configurator/report/compare.hpp"
 #include "mhacfg/configurator/report/html.hpp"
 #include "mhacfg/configurator/report/plots.hpp"
-#include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
@@ -35,23 +35,11 @@ int cmd_compare(const Args& args, std::ostream& out, std::ostream&) {
   pos.add("models", -1);
   const ParsedArgs a("compare", all, args, &pos);
   const Format format = read_format(a, formats);
-  CompareOptions o;
-  o.models = a.list("models");
-  if (o.models.size() < 2)
-    throw InputError("compare", std::to_string(o.models.size()) + " model(s)", "needs at least two models to compare");
-  o.workload = read_workload(a, Workload{});
-  validate(o.workload);
-  if (auto t = a.opt_str("target")) o.target = *t;
-  o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
-  o.engine = read_engine(a);
-  std::vector<ModelSpec> models;
-  for (auto& label : o.models) {
-    models.push_back(resolve_model_argument(label));
-    // An alias is shown by its preset's own name, which carries the version (mixtral-8x7b-v0.1).
-    for (const PresetAlias& alias : model_preset_aliases())
-      if (label == alias.name) label = models.back().name;
-  }
-  const Profile p = read_profile_flag(a, "target", o.target);
+  const std::vector<std::string> labels = a.list("models");
+  const CompareRequest req = read_compare_request(a, labels, [&](std::size_t i) { return resolve_model_argument(labels[i]); });
+  const CompareOptions& o = req.options;
+  const std::vector<ModelSpec>& models = req.models;
+  const Profile& p = req.profile;
   const Report r = compare_report(o, models, p);
   auto make = [&] {
     std::vector<PlotModel> pm;

@@ -1,68 +1,20 @@
 // `mhacfg recommend`.
 #include <ostream>
-#include <sstream>
 
+#include "mhacfg/configurator/api/requests.hpp"
 #include "mhacfg/configurator/cli/cli_options.hpp"
 #include "mhacfg/configurator/cli/commands.hpp"
 #include "mhacfg/configurator/report/html.hpp"
 #include "mhacfg/configurator/report/plots.hpp"
-#include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/configurator/search/design.hpp"
 #include "mhacfg/configurator/search/recommend.hpp"
 #include "mhacfg/configurator/report/recommend_report.hpp"
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/costmodel/hf_config.hpp"
 
 namespace mhacfg {
 
 namespace {
-
-std::vector<AttentionVariant> parse_variants(const std::string& text) {
-  std::vector<AttentionVariant> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(parse_variant(item, "--variants"));
-  if (out.empty()) throw InputError("--variants", "\"" + text + "\"", "name at least one of mha, gqa, mqa, mla");
-  return out;
-}
-
-// The search's options from the parsed flags; a model from --hf-config or --model is searched with the
-// rest of it kept.
-RecommendOptions read_recommend_options(const ParsedArgs& a) {
-  RecommendOptions o;
-  if (auto v = a.opt_str("params")) o.params = parse_count("--params", *v);
-  o.d_model = a.opt_int("d-model");
-  o.layers = a.opt_int("layers");
-  if (a.has("context") && a.has("seq")) throw InputError("--seq", a.str("seq"), "is --context's earlier name: give one of them");
-  if (auto v = a.opt_tokens(a.has("seq") ? "seq" : "context")) o.workload = o.workload.serving(*v);
-  o.workload = read_deployment(a, o.workload);
-  if (auto v = a.opt_str("target")) o.target = *v;
-  o.batch = a.opt_sequences("batch");
-  if (auto v = a.opt_str("objective")) o.objective = parse_objective(*v);
-  if (auto v = a.opt_str("quality")) o.quality = parse_quality(*v);
-  if (auto v = a.opt_str("variants")) o.variants = parse_variants(*v);
-  if (auto v = a.opt_tokens("index-topk")) o.index_topk = *v;
-  o.engine = read_engine(a);
-  if (auto v = a.opt_tokens("output-len")) o.output_len = *v;
-  if (auto v = a.opt_str("ttft-ms")) o.ttft_ms = parse_double("--ttft-ms", *v, 1e-9, 1e12);
-  if (auto v = a.opt_str("tpot-ms")) o.tpot_ms = parse_double("--tpot-ms", *v, 1e-9, 1e12);
-  o.head_dim = a.opt_int("head-dim");
-  if (auto v = a.opt_int("kv-heads-multiple-of")) o.kv_heads_multiple_of = *v;
-  if (auto v = a.opt_str("max-kv-bytes-per-token")) o.max_kv_bytes_per_token = parse_count("--max-kv-bytes-per-token", *v);
-  o.layer_pattern = {a.opt_tokens("sliding-window", false), a.opt_tokens("attention-chunk", false), a.opt_int("global-every")};
-  if (auto v = a.opt_int("top")) o.top = static_cast<int>(std::min<std::int64_t>(*v, 1000));
-  o.memory_fraction = read_memory_fraction(a, o.memory_fraction);
-  if (auto v = a.opt_int("vocab")) o.vocab = *v;
-  const auto hf = a.opt_str("hf-config"), preset = a.opt_str("model");
-  if (hf && preset) throw InputError("--model", *preset, "cannot be combined with --hf-config");
-  if (hf || preset) {
-    if (auto v = a.opt_str("vocab")) throw InputError("--vocab", *v, "comes from the model given with --hf-config or --model");
-    o.base = hf ? load_hf_config(*hf) : load_model_preset(*preset);
-  }
-  return o;
-}
 
 // The report's plots over the ranked designs at the first one's batch.
 std::vector<SvgPlot> recommend_plots(const Recommendation& rec) {
@@ -121,9 +73,8 @@ int cmd_recommend(const Args& args, std::ostream& out, std::ostream& err) {
   if (print_help(d, args, out)) return kExitOk;
   const ParsedArgs a("recommend", d, args);
   const Format format = read_format(a, formats);
-  const RecommendOptions o = read_recommend_options(a);
-  const Profile profile = read_profile_flag(a, "target", o.target);
-  const Recommendation r = recommend(o, profile);
+  const RecommendRequest req = read_recommend_request(a);
+  const Recommendation r = recommend(req.options, req.profile);
   const Report rep = recommend_report(r);
   auto make = [&r] { return recommend_plots(r); };
   emit(rep, format, read_out_dir(a), make, out);

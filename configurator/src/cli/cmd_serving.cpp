@@ -1,6 +1,8 @@
-// The serving branches of validate, predict and calibrate --from: records mapped to models, profiles
-// and engines (inputs/serving_inputs), predicted by the serving model, the engine's times fitted.
+// calibrate --from with serving records: the engine's times fitted to records mapped to models,
+// profiles and engines (api/requests.hpp: map_serving_records).
 #include "serving_commands.hpp"
+
+#include "mhacfg/configurator/api/requests.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -13,63 +15,11 @@
 
 namespace mhacfg {
 
-namespace {
-
-struct Mapped {
-  std::vector<ServingRecord> records;
-  std::vector<ServingCase> cases;
-};
-
-Mapped map_records(const ParsedArgs& a, const std::string& path, const std::string& field) {
-  Mapped m;
-  m.records = read_serving_records(path, field, read_serving_defaults(a));
-  // --records-of ENGINE[,ENGINE]: only the records those engines measured (a record's own engine text
-  // maps to one of them), so one file of several engines fits an engine on its own records.
-  if (auto only = a.opt_str("records-of")) {
-    const std::vector<std::string> names = shipped_engine_names(), wanted = split_commas(*only);
-    for (const std::string& w : wanted)
-      if (std::find(names.begin(), names.end(), w) == names.end())
-        throw InputError("--records-of", w, "must name shipped engines: vllm, sglang, trtllm");
-    std::vector<ServingRecord> kept;
-    for (const ServingRecord& r : m.records)
-      if (std::find(wanted.begin(), wanted.end(), engine_for_text(r.engine)) != wanted.end()) kept.push_back(r);
-    if (kept.empty()) throw InputError("--records-of", *only, "no record of " + path + " was measured with those engines");
-    m.records = std::move(kept);
-  }
-  ServingMapper mapper({a.opt_str("profile").value_or(""), a.opt_str("engine").value_or("")});
-  m.cases.reserve(m.records.size());
-  for (const ServingRecord& r : m.records) m.cases.push_back(mapper.map(r));
-  return m;
-}
-
-
-}  // namespace
-
-bool serving_input(const std::string& path, const std::string& field) { return is_serving_text(read_file(path, field)); }
-
-int serving_validate(const ParsedArgs& a, const std::string& in, Format format, std::ostream& out) {
-  const Mapped m = map_records(a, in, "--in");
-  render(serving_validation_report(m.cases, predict_cases(m.cases), in), format, out);
-  return kExitOk;
-}
-
-int serving_predict(const ParsedArgs& a, const std::string& in, std::ostream& out) {
-  const Mapped m = map_records(a, in, "--in");
-  const std::vector<ServingPrediction> preds = predict_cases(m.cases);
-  std::vector<nlohmann::json> lines;
-  for (std::size_t i = 0; i < m.cases.size(); ++i) lines.push_back(serving_prediction_json(m.cases[i], preds[i]));
-  std::string text;
-  for (const auto& j : lines) text += json_text(j) + "\n";
-  if (auto path = a.opt_str("out")) write_file_atomic(*path, text);
-  else out << text;
-  return kExitOk;
-}
-
 int serving_calibrate(const ParsedArgs& a, const std::string& from, const std::string& path, Format format,
                       std::ostream& out) {
   if (!a.has("engine"))
     throw InputError("--engine", "(missing)", "calibrate --from with serving records needs --engine NAME: the engine fitted");
-  const Mapped m = map_records(a, from, "--from");
+  const MappedRecords m = map_serving_records(a, from, "--from");
   const EngineModel start = load_engine(a.str("engine"), "--engine");
   const EngineFit fit = fit_engine(m.cases, start);
   EngineModel e = fit.engine;

@@ -1,14 +1,12 @@
 #include "mhacfg/configurator/cli/model_argument.hpp"
 
-#include <algorithm>
 #include <sstream>
 #include <vector>
 #include <sys/stat.h>
 
 #include "mhacfg/configurator/cli/cli_options.hpp"
-#include "mhacfg/configurator/inputs/presets.hpp"
+#include "mhacfg/configurator/inputs/model_source.hpp"
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/costmodel/hf_config.hpp"
 
 namespace mhacfg {
 
@@ -40,15 +38,7 @@ ModelSpec resolve_model_argument(const std::string& arg) {
     const ModelSpec m = resolve_model(read_model_flags(ParsedArgs("compare", d, flags)));
     return m;
   }
-  // A preset's name (or alias) always means the preset (a file or folder of that name here does not replace it;
-  // ./NAME reads such a file); another bare name is a config.json when a regular file of that name is here.
-  std::vector<std::string> presets = model_preset_names();
-  for (const auto& alias : model_preset_aliases()) presets.push_back(alias.name);
-  const bool is_preset = std::find(presets.begin(), presets.end(), arg) != presets.end();
-  if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json") ||
-      (!is_preset && is_regular_file(arg)))
-    return load_hf_config(arg);
-  return load_model_preset(arg);
+  return load_model_source(arg, "compare");
 }
 
 }  // namespace mhacfg

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "mhacfg/configurator/inputs/model_source.hpp"
 #include "mhacfg/configurator/inputs/presets.hpp"
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/costmodel/hf_config.hpp"
 
 namespace mhacfg {
 
@@ -174,10 +174,14 @@ void apply_indexer_flags(const ModelFlags& f, ModelSpec& m) {
 ModelSpec resolve_model(const ModelFlags& f) {
   if (!f.hf_config.empty() && !f.model.empty())
     throw InputError("--model", f.model, "cannot be combined with --hf-config");
-  const bool custom = f.hf_config.empty() && f.model.empty();
-  ModelSpec m = !f.hf_config.empty() ? load_hf_config(f.hf_config)
-                : !f.model.empty()   ? load_model_preset(f.model)
-                                     : custom_base(f);
+  if (!f.config.is_null() && (!f.hf_config.empty() || !f.model.empty()))
+    throw InputError(f.model.empty() ? "--hf-config" : "--model", f.model.empty() ? f.hf_config : f.model,
+                     "cannot be combined with a model's config.json content");
+  const bool custom = f.hf_config.empty() && f.model.empty() && f.config.is_null();
+  ModelSpec m = !f.config.is_null()    ? model_from_config_json(f.config)
+                : !f.hf_config.empty() ? load_hf_config_arg(f.hf_config)
+                : !f.model.empty()     ? load_model_preset(f.model)
+                                       : custom_base(f);
   if (!custom && (f.d_model || f.layers || f.heads || f.kv_heads || f.head_dim || f.v_head_dim || f.variant ||
                   f.kv_lora_rank || f.q_lora_rank || f.rope_head_dim || f.ffn_dim || f.ffn || f.vocab ||
                   f.sliding_window || f.attention_chunk || f.global_every || f.tie_embeddings || f.index_topk ||

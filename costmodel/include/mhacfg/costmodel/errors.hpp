@@ -30,7 +30,16 @@ class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
   InputError(const std::string& field, const std::string& value, const std::string& reason)
-      : std::runtime_error(escaped(field) + " = " + shown_value(value) + ": " + reason) {}
+      : std::runtime_error(escaped(field) + " = " + shown_value(value) + ": " + reason),
+        field_(field), value_(value), reason_(reason) {}
+  // The parts, for callers that keep them apart (the Python module's InputError); empty when the
+  // error was built from one message.
+  const std::string& field() const { return field_; }
+  const std::string& value() const { return value_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string field_, value_, reason_;
 };
 
 // A count that would not fit 64 bits: inputs too large together (e.g. batch x context x bytes per

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "mhacfg/configurator/common/defaults.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
 
@@ -22,6 +24,7 @@ struct ModelFlags {
   std::optional<std::int64_t> index_topk, index_heads, index_head_dim;
   std::optional<std::string> variant, ffn;
   std::optional<bool> tie_embeddings;
+  nlohmann::json config;  // config.json content given in-process (the Python module's dict), as --hf-config
 };
 
 // Windows on a model's softmax layers (--sliding-window, --attention-chunk, --global-every): a window W
