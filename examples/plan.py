@@ -82,6 +82,7 @@ else:
     ax.set_title(f"{MODEL}, fp8 weights")
     ax.legend(fontsize=7, ncol=3)
     fig.savefig(out / "sweep.png", dpi=120, bbox_inches="tight")
+    assert (out / "sweep.png").stat().st_size > 0, "the plot was not written"
     print(f"  -> {out / 'sweep.png'}")
 
 # %% 2. Which attention for a 13B model at 128k on 8x H100?

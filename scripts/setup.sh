@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake git
   libboost-program-options-dev nlohmann-json3-dev libeigen3-dev catch2 libbenchmark-dev
-  python3 python3-jsonschema python3-dev pybind11-dev
+  python3 python3-jsonschema python3-dev pybind11-dev python3-matplotlib
 )
 if [ "${MHACFG_SETUP_BROWSER:-1}" = "1" ]; then
   packages+=(chromium)
