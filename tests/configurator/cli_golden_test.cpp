@@ -14,20 +14,13 @@
 
 namespace {
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void golden(const std::string& name, const std::vector<std::string>& args) {
   const CliResult r = run(args);
   INFO(name << ": " << r.err);
   REQUIRE(r.code == 0);
   const std::string path = std::string(MHACFG_SOURCE_DIR) + "/tests/golden/" + name;
   if (std::getenv("MHACFG_UPDATE_GOLDEN")) std::ofstream(path) << r.out;
-  CHECK(r.out == read(path));
+  CHECK(r.out == read_text(path));
 }
 
 }  // namespace

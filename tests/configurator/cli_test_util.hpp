@@ -25,6 +25,14 @@ inline CliResult run(const std::vector<std::string>& args) {
   return r;
 }
 
+// The whole content of a file ("" when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(MHACFG_FIXTURES_DIR) + "/" + rel; }
 
 // An invalid input: exit 2, nothing on stdout, and `message` as the one line on stderr.

@@ -92,13 +92,6 @@ std::string summarise(const Situation& s, const nlohmann::json& j) {
   return out;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("the recommendation panel: sixteen planning situations", "[recommend][golden][panel]") {
@@ -130,7 +123,7 @@ TEST_CASE("the recommendation panel: sixteen planning situations", "[recommend][
   }
   const std::string path = std::string(MHACFG_SOURCE_DIR) + "/tests/golden/recommend-panel.txt";
   if (std::getenv("MHACFG_UPDATE_GOLDEN")) std::ofstream(path) << all;
-  CHECK(all == read(path));
+  CHECK(all == read_text(path));
 }
 
 TEST_CASE("released designs under their own constraints: top tier, or what beats them with numbers", "[recommend][panel]") {

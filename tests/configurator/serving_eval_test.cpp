@@ -13,13 +13,6 @@ namespace {
 
 const std::string kTrain = fixture("e2e-published.train.jsonl");
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("validate on serving records: summary and every row with its mapping", "[cli][serving]") {
@@ -96,7 +89,7 @@ TEST_CASE("calibrate --from serving records writes an engine that --engine reads
                            "--out", out, "--format", "json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  const auto engine = nlohmann::json::parse(read(out));
+  const auto engine = nlohmann::json::parse(read_text(out));
   CHECK(engine["name"] == "vllm-fitted");
   CHECK(engine["fit"]["records"] == 4);
   CHECK(engine["fit"]["from"] == fixture("serving/vllm-bench-serve.json"));
