@@ -159,8 +159,19 @@ Envelope envelope_at(const DesignPoint& d) {
   // The KV bound is common practice, not the leanest outlier: the KV capacity that at least
   // kCommonPracticeShare of the members (and at least kMinSupport of them) ship at or below. At 7B the
   // leanest member is Falcon-7B's MQA alone; one model does not make a practice.
+  // When the band had to widen past 0.5x-2x (MLA: few released models), the bound comes from the
+  // kMinEnvelopeMembers members nearest in size, not from models 100x larger, whose KV per d_model is
+  // smaller because their d_model is.
+  std::vector<const Precedent*> near = e.members;
+  std::sort(near.begin(), near.end(), [&](const Precedent* a, const Precedent* b) {
+    return std::fabs(std::log(a->params_total / scale)) < std::fabs(std::log(b->params_total / scale));
+  });
+  const std::size_t within_2x = static_cast<std::size_t>(std::count_if(near.begin(), near.end(), [&](const Precedent* p) {
+    return p->params_total >= scale / 2 && p->params_total <= scale * 2;
+  }));
+  near.resize(std::min(near.size(), std::max(within_2x, kMinEnvelopeMembers)));
   std::vector<std::pair<double, const Precedent*>> by_kv;
-  for (const Precedent* p : e.members) by_kv.emplace_back(design_point(*p).kv_ratio, p);
+  for (const Precedent* p : near) by_kv.emplace_back(design_point(*p).kv_ratio, p);
   std::sort(by_kv.begin(), by_kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (!by_kv.empty()) {
     const std::size_t k = std::min(by_kv.size(), std::max<std::size_t>(
