@@ -4,6 +4,7 @@
 // default, which differs between families (e.g. tie_word_embeddings: llama false, gemma true; head_dim:
 // gemma 256, qwen3 128).
 #include "mhacfg/costmodel/hf_config.hpp"
+#include "mhacfg/costmodel/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -268,21 +269,12 @@ std::string config_sizes(const JsonFields& f) {
 // Edit distance between two model_types, less half their common prefix: qwen3_5_moe is nearest
 // qwen3_moe, glm4_moe_lite nearest glm4_moe.
 std::size_t type_distance(const std::string& a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == b[j - 1];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = up;
-    }
-  }
+  std::string lower(a);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::size_t d = edit_distance(lower, b);
   std::size_t prefix = 0;
-  while (prefix < a.size() && prefix < b.size() && std::tolower(static_cast<unsigned char>(a[prefix])) == b[prefix]) ++prefix;
-  return 2 * row[b.size()] - std::min(prefix, 2 * row[b.size()]);
+  while (prefix < lower.size() && prefix < b.size() && lower[prefix] == b[prefix]) ++prefix;
+  return 2 * d - std::min(prefix, 2 * d);
 }
 
 // Why a model_type is refused: the three nearest supported types, and what the nearest would need to read
