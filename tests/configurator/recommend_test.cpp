@@ -1,5 +1,6 @@
-// The recommender on shapes: real designs in the top three, the budget, tensor parallelism and kernel
-// constraints, rejections through the CLI, the ranking, MLA, the Pareto frontier and sparse designs.
+// The recommender on shapes: released designs in the top tier or beaten with numbers, tiers, the budget,
+// tensor parallelism and kernel constraints, rejections through the CLI, objectives and SLOs, MLA, the
+// Pareto frontier and sparse designs.
 #include <catch2/catch.hpp>
 #include <map>
 
@@ -10,16 +11,6 @@
 #include "recommend_test_util.hpp"
 
 using namespace mhacfg;
-
-namespace {
-bool top3_has(const Recommendation& r, AttentionVariant v, std::int64_t nq, std::int64_t nkv, std::int64_t hd) {
-  for (std::size_t i = 0; i < r.ranked.size() && i < 3; ++i) {
-    const AttentionSpec& a = r.ranked[i].spec.attention;
-    if (a.variant == v && a.num_q_heads == nq && a.num_kv_heads == nkv && a.head_dim == hd) return true;
-  }
-  return false;
-}
-}  // namespace
 
 TEST_CASE("released designs are in the top tier, or the output says what beats them", "[recommend]") {
   // Llama-3-70B on 8 H100s and Qwen2.5-7B at 32k: their own designs are in the top tier.
