@@ -82,127 +82,173 @@ void widen_rows(const KvT* rows, std::int64_t stride, std::int64_t n, std::int64
   for (std::int64_t t = 0; t < n; ++t) bf16_to_fp32(rows + t * stride, out.data() + t * dim, dim);
 }
 
+// One thread's share of run_split_kv: its scaled query rows, score tile, softmax states and widening
+// buffers, and the work item (sequence, chunk) it runs.
+template <class KvT>
+class SplitKvWorker {
+ public:
+  SplitKvWorker(const SplitKvProblem& p, const KvSource<KvT>& src)
+      : p_(p), src_(src), g_(p.rows_per_position), heads_(p.kv_heads), rows_(p.q_len * p.rows_per_position),
+        first_pos_(p.kv_len - p.q_len), small_(rows_ <= p.small_rows), q_rows_(heads_ * rows_, p.qk_dim),
+        scores_(small_ ? heads_ * rows_ : rows_, p.tile_tokens), state_(static_cast<std::size_t>(heads_)) {}
+
+  // Keys [t_begin, t_end) of sequence b, every head group; q as in run_split_kv.
+  void run_item(const float* q, std::int64_t b, std::int64_t t_begin, std::int64_t t_end) {
+    load_queries(q, b);
+    for (std::int64_t t0 = t_begin; t0 < t_end; t0 += p_.tile_tokens) {
+      const std::int64_t n = std::min(p_.tile_tokens, t_end - t0);
+      const bool masked = visible_columns(p_.mask, t0, n, first_pos_, g_, rows_, valid_);
+      const ColumnRange* vis = masked ? valid_.data() : nullptr;
+      const KvT* k_tile = src_.k + b * src_.k_seq + t0 * src_.k_token;
+      const KvT* v_tile = src_.v + b * src_.v_seq + t0 * src_.v_token;
+      if (small_) {
+        small_tile(k_tile, v_tile, n, masked, vis);
+      } else {
+        gemm_tile(k_tile, v_tile, n, vis);
+      }
+    }
+  }
+
+  // Writes the item's (max, sum, unnormalised output) of head group h, row r.
+  void store(std::int64_t h, std::int64_t r, float* m, float* l, float* out) const {
+    *m = state_[h].max(r);
+    *l = state_[h].sum(r);
+    std::copy_n(state_[h].output(r), p_.v_dim, out);
+  }
+
+ private:
+  void load_queries(const float* q, std::int64_t b) {
+    const std::int64_t nq = heads_ * g_;
+    for (std::int64_t h = 0; h < heads_; ++h) {
+      for (std::int64_t i = 0; i < p_.q_len; ++i) {
+        const float* from = q + ((b * p_.q_len + i) * nq + h * g_) * p_.qk_dim;
+        Eigen::Map<Eigen::ArrayXf>(q_rows_.row(h * rows_ + i * g_).data(), g_ * p_.qk_dim) =
+            Eigen::Map<const Eigen::ArrayXf>(from, g_ * p_.qk_dim) * p_.scale;
+      }
+      state_[h].reset(rows_, p_.v_dim);
+    }
+  }
+
+  // Key order: the tile's first 16 S keys as S columns of stride S (keys j, j + S, ..., j + 15 S for
+  // j = 0 .. S - 1; S = 16 for a whole tile, less for a chunk's last partial one, so that every step
+  // still has kSweepKeys keys), then any remaining keys in address order. Every step runs all heads
+  // on its keys; the scores are stored in this order and P V reads V in the same order. Masked tiles
+  // keep address order (the visible columns are ranges of it).
+  void small_tile(const KvT* k_tile, const KvT* v_tile, std::int64_t n, bool masked, const ColumnRange* vis) {
+    const std::int64_t tile_tokens = p_.tile_tokens;
+    const std::int64_t stride = masked ? 1 : std::clamp<std::int64_t>(n / kSweepKeys, 1, kSweepStride);
+    const std::int64_t strided = std::min(n, stride * kSweepKeys);
+    auto sweep = [&](auto&& step) {
+      for (std::int64_t j = 0; j < stride; ++j)
+        for (std::int64_t h = 0; h < heads_; ++h) step(h, j, j * kSweepKeys, std::min(kSweepKeys, strided), stride);
+      for (std::int64_t kb = strided; kb < n; kb += kSweepKeys)
+        for (std::int64_t h = 0; h < heads_; ++h) step(h, kb, kb, std::min(kSweepKeys, n - kb), 1);
+    };
+    sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t step_stride) {
+      small_rows_scores(q_rows_.row(h * rows_).data(), p_.qk_dim, rows_, k_tile + key * src_.k_token + h * src_.k_head,
+                        step_stride * src_.k_token, keys, p_.qk_dim, scores_.data() + h * rows_ * tile_tokens + col,
+                        tile_tokens);
+    });
+    for (std::int64_t h = 0; h < heads_; ++h) state_[h].fold(scores_.data() + h * rows_ * tile_tokens, tile_tokens, n, vis);
+    sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t step_stride) {
+      small_rows_accumulate(scores_.data() + h * rows_ * tile_tokens + col, tile_tokens, rows_,
+                            v_tile + key * src_.v_token + h * src_.v_head, step_stride * src_.v_token, keys, p_.v_dim,
+                            state_[h].output(), p_.v_dim);
+    });
+  }
+
+  // Many rows per head group: Eigen's GEMM on fp32 tiles (bf16 widened first).
+  void gemm_tile(const KvT* k_tile, const KvT* v_tile, std::int64_t n, const ColumnRange* vis) {
+    for (std::int64_t h = 0; h < heads_; ++h) {
+      const KvT* k = k_tile + h * src_.k_head;
+      const KvT* v = v_tile + h * src_.v_head;
+      const auto qmap = q_rows_.middleRows(h * rows_, rows_);
+      auto s = tile(scores_.data(), rows_, n, p_.tile_tokens);
+      if constexpr (std::is_same_v<KvT, float>) {
+        s.noalias() = qmap * const_tile(k, n, p_.qk_dim, src_.k_token).transpose();
+        state_[h].update(scores_.data(), p_.tile_tokens, n, vis, const_tile(v, n, p_.v_dim, src_.v_token));
+      } else {
+        widen_rows(k, src_.k_token, n, p_.qk_dim, k_wide_);
+        s.noalias() = qmap * const_tile(k_wide_.data(), n, p_.qk_dim, p_.qk_dim).transpose();
+        if (src_.v_in_k) {
+          state_[h].update(scores_.data(), p_.tile_tokens, n, vis, const_tile(k_wide_.data(), n, p_.v_dim, p_.qk_dim));
+        } else {
+          widen_rows(v, src_.v_token, n, p_.v_dim, v_wide_);
+          state_[h].update(scores_.data(), p_.tile_tokens, n, vis, const_tile(v_wide_.data(), n, p_.v_dim, p_.v_dim));
+        }
+      }
+    }
+  }
+
+  const SplitKvProblem& p_;
+  const KvSource<KvT>& src_;
+  const std::int64_t g_, heads_, rows_, first_pos_;
+  const bool small_;
+  RowMatrix q_rows_;  // row h * rows + r, scaled
+  RowMatrix scores_;  // small: every head's tile
+  std::vector<OnlineSoftmax> state_;
+  std::vector<ColumnRange> valid_;
+  std::vector<float> k_wide_, v_wide_;  // bf16 tiles widened for Eigen
+};
+
+// Every chunk's partial (max, sum, unnormalised output) of (sequence, chunk, head group, row).
+struct SplitKvPartials {
+  std::int64_t chunks, heads, rows, v_dim;
+  std::vector<float> m, l, o;
+  SplitKvPartials(std::int64_t batch, std::int64_t chunks_, std::int64_t heads_, std::int64_t rows_, std::int64_t v_dim_)
+      : chunks(chunks_), heads(heads_), rows(rows_), v_dim(v_dim_), m(static_cast<std::size_t>(batch * chunks_ * heads_ * rows_)),
+        l(m.size()), o(m.size() * static_cast<std::size_t>(v_dim_)) {}
+  std::int64_t at(std::int64_t b, std::int64_t c, std::int64_t h, std::int64_t r) const {
+    return ((b * chunks + c) * heads + h) * rows + r;
+  }
+
+  // O = sum_c exp(m_c - m) O_c / sum_c exp(m_c - m) l_c for one (sequence, head group, row). Every row
+  // sees at least one key, so m is finite; chunks a row cannot see have l_c = 0 and are skipped.
+  void combine(std::int64_t b, std::int64_t h, std::int64_t r, float* out_row) const {
+    float mx = -std::numeric_limits<float>::infinity();
+    for (std::int64_t c = 0; c < chunks; ++c) mx = std::max(mx, m[at(b, c, h, r)]);
+    Eigen::Map<Eigen::ArrayXf> out(out_row, v_dim);
+    out.setZero();
+    float sum = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::int64_t i = at(b, c, h, r);
+      if (l[i] == 0.0f) continue;
+      const float w = std::exp(m[i] - mx);
+      sum += w * l[i];
+      out += w * Eigen::Map<const Eigen::ArrayXf>(o.data() + i * v_dim, v_dim);
+    }
+    out /= sum;
+  }
+};
+
 // q: [batch, q_len, kv_heads * rows_per_position, qk_dim]; o: [batch, q_len, same heads, v_dim].
 template <class KvT>
 void run_split_kv(const SplitKvProblem& p, const float* q, float* o, const KvSource<KvT>& src) {
-  const std::int64_t g = p.rows_per_position, heads = p.kv_heads, nq = heads * g;
-  const std::int64_t rows = p.q_len * g, tile_tokens = p.tile_tokens;
-  const std::int64_t first_pos = p.kv_len - p.q_len;
-  const std::int64_t key_begin = p.mask.begin(first_pos);
+  const std::int64_t g = p.rows_per_position, heads = p.kv_heads, nq = heads * g, rows = p.q_len * g;
+  const std::int64_t key_begin = p.mask.begin(p.kv_len - p.q_len);
   const std::int64_t chunks = split_kv_chunks(p.batch, p.kv_len - key_begin, p.threads);
   const std::int64_t chunk_len = (p.kv_len - key_begin + chunks - 1) / chunks;
-  const bool small = rows <= p.small_rows;
-
-  // Partials of (sequence, chunk, head group, row).
-  const std::int64_t partial_rows = p.batch * chunks * heads * rows;
-  std::vector<float> part_m(static_cast<std::size_t>(partial_rows));
-  std::vector<float> part_l(static_cast<std::size_t>(partial_rows));
-  std::vector<float> part_o(static_cast<std::size_t>(partial_rows * p.v_dim));
+  SplitKvPartials part(p.batch, chunks, heads, rows, p.v_dim);
 
 #pragma omp parallel num_threads(p.threads)
   {
     FlushDenormals flush;
-    RowMatrix q_rows(heads * rows, p.qk_dim);  // row h * rows + r, scaled
-    RowMatrix scores(small ? heads * rows : rows, tile_tokens);  // small: every head's tile
-    std::vector<OnlineSoftmax> state(static_cast<std::size_t>(heads));
-    std::vector<ColumnRange> valid;
-    std::vector<float> k_wide, v_wide;  // bf16 tiles widened for Eigen
-
+    SplitKvWorker<KvT> worker(p, src);
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t item = 0; item < p.batch * chunks; ++item) {
       const std::int64_t b = item / chunks, c = item % chunks;
       const std::int64_t t_begin = key_begin + c * chunk_len;
-      const std::int64_t t_end = std::min(p.kv_len, t_begin + chunk_len);
-      for (std::int64_t h = 0; h < heads; ++h) {
-        for (std::int64_t i = 0; i < p.q_len; ++i) {
-          const float* from = q + ((b * p.q_len + i) * nq + h * g) * p.qk_dim;
-          Eigen::Map<Eigen::ArrayXf>(q_rows.row(h * rows + i * g).data(), g * p.qk_dim) =
-              Eigen::Map<const Eigen::ArrayXf>(from, g * p.qk_dim) * p.scale;
-        }
-        state[h].reset(rows, p.v_dim);
-      }
-      for (std::int64_t t0 = t_begin; t0 < t_end; t0 += tile_tokens) {
-        const std::int64_t n = std::min(tile_tokens, t_end - t0);
-        const bool masked = visible_columns(p.mask, t0, n, first_pos, g, rows, valid);
-        const ColumnRange* vis = masked ? valid.data() : nullptr;
-        const KvT* k_tile = src.k + b * src.k_seq + t0 * src.k_token;
-        const KvT* v_tile = src.v + b * src.v_seq + t0 * src.v_token;
-        if (small) {
-          // Key order: the tile's first 16 S keys as S columns of stride S (keys j, j + S, ...,
-          // j + 15 S for j = 0 .. S - 1; S = 16 for a whole tile, less for a chunk's last partial
-          // one, so that every step still has kSweepKeys keys), then any remaining keys in address
-          // order. Every step runs all heads on its keys; the scores are stored in this order and
-          // P V reads V in the same order. Masked tiles keep address order (the visible columns are
-          // ranges of it).
-          const std::int64_t stride = masked ? 1 : std::clamp<std::int64_t>(n / kSweepKeys, 1, kSweepStride);
-          const std::int64_t strided = std::min(n, stride * kSweepKeys);
-          auto sweep = [&](auto&& step) {
-            for (std::int64_t j = 0; j < stride; ++j)
-              for (std::int64_t h = 0; h < heads; ++h) step(h, j, j * kSweepKeys, std::min(kSweepKeys, strided), stride);
-            for (std::int64_t kb = strided; kb < n; kb += kSweepKeys)
-              for (std::int64_t h = 0; h < heads; ++h) step(h, kb, kb, std::min(kSweepKeys, n - kb), 1);
-          };
-          sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t stride) {
-            small_rows_scores(q_rows.row(h * rows).data(), p.qk_dim, rows, k_tile + key * src.k_token + h * src.k_head,
-                              stride * src.k_token, keys, p.qk_dim, scores.data() + h * rows * tile_tokens + col,
-                              tile_tokens);
-          });
-          for (std::int64_t h = 0; h < heads; ++h) state[h].fold(scores.data() + h * rows * tile_tokens, tile_tokens, n, vis);
-          sweep([&](std::int64_t h, std::int64_t key, std::int64_t col, std::int64_t keys, std::int64_t stride) {
-            small_rows_accumulate(scores.data() + h * rows * tile_tokens + col, tile_tokens, rows,
-                                  v_tile + key * src.v_token + h * src.v_head, stride * src.v_token, keys, p.v_dim,
-                                  state[h].output(), p.v_dim);
-          });
-          continue;
-        }
-        for (std::int64_t h = 0; h < heads; ++h) {
-          const KvT* k = k_tile + h * src.k_head;
-          const KvT* v = v_tile + h * src.v_head;
-          const auto qmap = q_rows.middleRows(h * rows, rows);
-          auto s = tile(scores.data(), rows, n, tile_tokens);
-          if constexpr (std::is_same_v<KvT, float>) {
-            s.noalias() = qmap * const_tile(k, n, p.qk_dim, src.k_token).transpose();
-            state[h].update(scores.data(), tile_tokens, n, vis, const_tile(v, n, p.v_dim, src.v_token));
-          } else {
-            widen_rows(k, src.k_token, n, p.qk_dim, k_wide);
-            s.noalias() = qmap * const_tile(k_wide.data(), n, p.qk_dim, p.qk_dim).transpose();
-            if (src.v_in_k) {
-              state[h].update(scores.data(), tile_tokens, n, vis, const_tile(k_wide.data(), n, p.v_dim, p.qk_dim));
-            } else {
-              widen_rows(v, src.v_token, n, p.v_dim, v_wide);
-              state[h].update(scores.data(), tile_tokens, n, vis, const_tile(v_wide.data(), n, p.v_dim, p.v_dim));
-            }
-          }
-        }
-      }
-      for (std::int64_t h = 0; h < heads; ++h) {
+      worker.run_item(q, b, t_begin, std::min(p.kv_len, t_begin + chunk_len));
+      for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t r = 0; r < rows; ++r) {
-          const std::int64_t at = ((b * chunks + c) * heads + h) * rows + r;
-          part_m[at] = state[h].max(r);
-          part_l[at] = state[h].sum(r);
-          std::copy_n(state[h].output(r), p.v_dim, part_o.data() + at * p.v_dim);
+          const std::int64_t at = part.at(b, c, h, r);
+          worker.store(h, r, &part.m[at], &part.l[at], part.o.data() + at * p.v_dim);
         }
-      }
     }
-
-    // Combine: O = sum_c exp(m_c - m) O_c / sum_c exp(m_c - m) l_c. Every row sees at least one key,
-    // so m is finite; chunks a row cannot see have l_c = 0 and are skipped.
 #pragma omp for schedule(static)
     for (std::int64_t row = 0; row < p.batch * heads * rows; ++row) {
       const std::int64_t b = row / (heads * rows), h = (row / rows) % heads, r = row % rows;
-      auto at = [&](std::int64_t c) { return ((b * chunks + c) * heads + h) * rows + r; };
-      float m = -std::numeric_limits<float>::infinity();
-      for (std::int64_t c = 0; c < chunks; ++c) m = std::max(m, part_m[at(c)]);
-      Eigen::Map<Eigen::ArrayXf> out(o + ((b * p.q_len + r / g) * nq + h * g + r % g) * p.v_dim, p.v_dim);
-      out.setZero();
-      float l = 0;
-      for (std::int64_t c = 0; c < chunks; ++c) {
-        if (part_l[at(c)] == 0.0f) continue;
-        const float w = std::exp(part_m[at(c)] - m);
-        l += w * part_l[at(c)];
-        out += w * Eigen::Map<const Eigen::ArrayXf>(part_o.data() + at(c) * p.v_dim, p.v_dim);
-      }
-      out /= l;
+      part.combine(b, h, r, o + ((b * p.q_len + r / g) * nq + h * g + r % g) * p.v_dim);
     }
   }
 }
