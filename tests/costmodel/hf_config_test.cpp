@@ -16,90 +16,95 @@ using namespace mhacfg;
 using mhacfg::testing::edited;
 using mhacfg::testing::fixture;
 
+namespace {
+
+// Published totals (tests/fixtures/hf/PUBLISHED.md gives the source of each).
+struct PublishedTotal {
+  const char* file;
+  std::int64_t total;
+};
+const PublishedTotal kPublishedTotals[] = {
+    {"gpt2", 124'439'808},  // the Hub's 137,022,720 adds the attn.bias causal-mask buffers
+    {"gpt2-medium", 354'823'168},
+    {"llama-2-7b", 6'738'415'616},
+    {"llama-3-8b", 8'030'261'248},
+    {"llama-3-70b", 70'553'706'496},
+    {"llama-3.2-1b", 1'235'814'400},  // tied head counted once
+    {"mistral-7b-v0.1", 7'241'732'096},
+    {"mistral-7b-v0.3", 7'248'023'552},
+    {"mixtral-8x7b", 46'702'792'704},
+    {"qwen2-0.5b", 494'032'768},
+    {"qwen2.5-7b", 7'615'616'512},
+    {"qwen3-0.6b", 596'049'920},  // the Hub's 751,632,384 stores the tied lm_head again
+    {"qwen3-8b", 8'190'735'360},
+    {"gemma-2b", 2'506'172'416},
+    {"gemma-7b", 8'537'680'896},
+    {"gemma-2-2b", 2'614'341'888},
+    {"gemma-2-9b", 9'241'705'984},
+    {"gemma-2-27b", 27'227'128'320},
+    {"phi-3-mini-4k-instruct", 3'821'079'552},
+    {"phi-3-medium-4k-instruct", 13'960'238'080},
+    {"deepseek-v2-lite", 15'706'484'224},
+    {"deepseek-v2", 235'741'434'880},
+    {"deepseek-v3", 671'026'419'200},  // main model; the MTP module is reported separately
+    {"qwen3-30b-a3b", 30'532'122'624},
+    {"qwen3-235b-a22b", 235'093'634'560},
+    {"gpt-oss-20b", 20'914'757'184},
+    {"gpt-oss-120b", 116'829'156'672},
+    {"gemma-3-270m", 268'098'176},
+    {"gemma-3-1b-it", 999'885'952},
+    {"qwen1.5-moe-a2.7b", 14'315'784'192},
+    {"qwen2-57b-a14b", 57'408'658'944},
+    {"glm-4.5-air", 106'852'245'504},  // what transformers builds; the checkpoint adds MTP (below)
+    {"glm-4.5", 352'797'814'784},
+    {"kimi-k2-instruct", 1'026'408'232'448},
+    {"olmo-2-1124-7b", 7'298'617'344},
+    {"olmo-2-0325-32b", 32'234'279'936},
+    {"olmoe-1b-7b-0924", 6'919'161'856},
+    {"pythia-160m", 162'322'944},  // the Hub's total adds causal-mask and rotary buffers
+    {"gpt-neox-20b", 20'554'567'680},
+    {"starcoder2-15b", 15'957'889'024},
+    {"smollm3-3b", 3'075'098'624},
+    {"granite-3.1-2b-instruct", 2'533'531'648},
+    {"phi-2", 2'779'683'840},
+    {"phi-1_5", 1'418'270'720},
+    {"c4ai-command-r7b-12-2024", 8'028'033'024},  // as aya-expanse-8b's, the same shapes (PUBLISHED.md)
+    {"seed-oss-36b-instruct", 36'151'104'512},
+    // The Hub's 81,324,862,720 adds the checkpoint's MTP module (see the qwen3_next test).
+    {"qwen3-next-80b-a3b-instruct", 79'674'391'296},
+    {"granite-4.0-h-small", 32'207'337'984},
+    {"nemotron-3-nano-30b-a3b", 31'577'937'344},  // the Hub's total: the router's bias is a buffer
+    {"nvidia-nemotron-nano-9b-v2", 8'888'227'328},
+    {"olmo-3-1025-7b", 7'298'011'136},
+    {"olmo-3-1125-32b", 32'233'522'176},
+    {"glm-4-9b-0414", 9'400'279'040},
+    {"falcon-h1-tiny-90m-base", 91'131'072},  // tied head counted once
+    {"falcon-h1-0.5b-base", 521'411'104},
+    {"falcon-h1-1.5b-instruct", 1'554'863'488},
+    {"falcon-h1-7b-instruct", 7'585'654'880},
+    {"ernie-4.5-0.3b-pt", 360'748'032},  // tied; the exact figure is a derivative's (PUBLISHED.md)
+    {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
+    // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
+    {"minimax-m2.7", 228'689'764'864 - 62 * 256},
+    {"apertus-8b-2509", 8'053'338'176},  // the Hub's 8,053,338,240 adds the xIELU beta and eps buffers
+    {"lfm2-350m", 354'483'968},  // tied head counted once
+    {"lfm2-1.2b", 1'170'340'608},
+    {"lfm2-8b-a1b", 8'339'929'856},  // the Hub's F32 704 more are the experts' bias buffers
+    {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
+    {"exaone-4.0-32b", 32'003'216'384},
+    // Backbones without the MTP layer and the FP8 scales (see the sparse-attention test for the Hub totals).
+    {"deepseek-v3.2", 671'877'944'064},
+    {"glm-5.1", 743'911'218'432},  // Fireworks' paramCount
+    {"llama-3.3-nemotron-super-49b-v1", 49'867'145'216},
+    {"glm-4-9b-chat", 9'399'951'360},
+    // GLM-4.7-Flash: what transformers builds; the checkpoint adds its MTP layer (the glm4_moe_lite test).
+    {"glm-4.7-flash", 31'221'488'576 - 643'706'112 - 2LL * 154'880 * 2048 - 47 * 64},
+};
+
+}  // namespace
+
 TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
-  // Published totals (tests/fixtures/hf/PUBLISHED.md gives the source of each).
-  struct Case {
-    const char* file;
-    std::int64_t total;
-  };
-  const Case cases[] = {
-      {"gpt2", 124'439'808},  // the Hub's 137,022,720 adds the attn.bias causal-mask buffers
-      {"gpt2-medium", 354'823'168},
-      {"llama-2-7b", 6'738'415'616},
-      {"llama-3-8b", 8'030'261'248},
-      {"llama-3-70b", 70'553'706'496},
-      {"llama-3.2-1b", 1'235'814'400},  // tied head counted once
-      {"mistral-7b-v0.1", 7'241'732'096},
-      {"mistral-7b-v0.3", 7'248'023'552},
-      {"mixtral-8x7b", 46'702'792'704},
-      {"qwen2-0.5b", 494'032'768},
-      {"qwen2.5-7b", 7'615'616'512},
-      {"qwen3-0.6b", 596'049'920},  // the Hub's 751,632,384 stores the tied lm_head again
-      {"qwen3-8b", 8'190'735'360},
-      {"gemma-2b", 2'506'172'416},
-      {"gemma-7b", 8'537'680'896},
-      {"gemma-2-2b", 2'614'341'888},
-      {"gemma-2-9b", 9'241'705'984},
-      {"gemma-2-27b", 27'227'128'320},
-      {"phi-3-mini-4k-instruct", 3'821'079'552},
-      {"phi-3-medium-4k-instruct", 13'960'238'080},
-      {"deepseek-v2-lite", 15'706'484'224},
-      {"deepseek-v2", 235'741'434'880},
-      {"deepseek-v3", 671'026'419'200},  // main model; the MTP module is reported separately
-      {"qwen3-30b-a3b", 30'532'122'624},
-      {"qwen3-235b-a22b", 235'093'634'560},
-      {"gpt-oss-20b", 20'914'757'184},
-      {"gpt-oss-120b", 116'829'156'672},
-      {"gemma-3-270m", 268'098'176},
-      {"gemma-3-1b-it", 999'885'952},
-      {"qwen1.5-moe-a2.7b", 14'315'784'192},
-      {"qwen2-57b-a14b", 57'408'658'944},
-      {"glm-4.5-air", 106'852'245'504},  // what transformers builds; the checkpoint adds MTP (below)
-      {"glm-4.5", 352'797'814'784},
-      {"kimi-k2-instruct", 1'026'408'232'448},
-      {"olmo-2-1124-7b", 7'298'617'344},
-      {"olmo-2-0325-32b", 32'234'279'936},
-      {"olmoe-1b-7b-0924", 6'919'161'856},
-      {"pythia-160m", 162'322'944},  // the Hub's total adds causal-mask and rotary buffers
-      {"gpt-neox-20b", 20'554'567'680},
-      {"starcoder2-15b", 15'957'889'024},
-      {"smollm3-3b", 3'075'098'624},
-      {"granite-3.1-2b-instruct", 2'533'531'648},
-      {"phi-2", 2'779'683'840},
-      {"phi-1_5", 1'418'270'720},
-      {"c4ai-command-r7b-12-2024", 8'028'033'024},  // as aya-expanse-8b's, the same shapes (PUBLISHED.md)
-      {"seed-oss-36b-instruct", 36'151'104'512},
-      // The Hub's 81,324,862,720 adds the checkpoint's MTP module (see the qwen3_next test).
-      {"qwen3-next-80b-a3b-instruct", 79'674'391'296},
-      {"granite-4.0-h-small", 32'207'337'984},
-      {"nemotron-3-nano-30b-a3b", 31'577'937'344},  // the Hub's total: the router's bias is a buffer
-      {"nvidia-nemotron-nano-9b-v2", 8'888'227'328},
-      {"olmo-3-1025-7b", 7'298'011'136},
-      {"olmo-3-1125-32b", 32'233'522'176},
-      {"glm-4-9b-0414", 9'400'279'040},
-      {"falcon-h1-tiny-90m-base", 91'131'072},  // tied head counted once
-      {"falcon-h1-0.5b-base", 521'411'104},
-      {"falcon-h1-1.5b-instruct", 1'554'863'488},
-      {"falcon-h1-7b-instruct", 7'585'654'880},
-      {"ernie-4.5-0.3b-pt", 360'748'032},  // tied; the exact figure is a derivative's (PUBLISHED.md)
-      {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
-      // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
-      {"minimax-m2.7", 228'689'764'864 - 62 * 256},
-      {"apertus-8b-2509", 8'053'338'176},  // the Hub's 8,053,338,240 adds the xIELU beta and eps buffers
-      {"lfm2-350m", 354'483'968},  // tied head counted once
-      {"lfm2-1.2b", 1'170'340'608},
-      {"lfm2-8b-a1b", 8'339'929'856},  // the Hub's F32 704 more are the experts' bias buffers
-      {"exaone-4.0-1.2b", 1'279'391'488},  // tied head counted once
-      {"exaone-4.0-32b", 32'003'216'384},
-      // Backbones without the MTP layer and the FP8 scales (see the sparse-attention test for the Hub totals).
-      {"deepseek-v3.2", 671'877'944'064},
-      {"glm-5.1", 743'911'218'432},  // Fireworks' paramCount
-      {"llama-3.3-nemotron-super-49b-v1", 49'867'145'216},
-      {"glm-4-9b-chat", 9'399'951'360},
-      // GLM-4.7-Flash: what transformers builds; the checkpoint adds its MTP layer (the glm4_moe_lite test).
-      {"glm-4.7-flash", 31'221'488'576 - 643'706'112 - 2LL * 154'880 * 2048 - 47 * 64},
-  };
-  for (const auto& c : cases) {
+  for (const auto& c : kPublishedTotals) {
     INFO(c.file);
     CHECK(count_params(fixture(c.file)).total == c.total);
   }
