@@ -1,0 +1,49 @@
+// Decode attention's constants, tile traits and kernel arguments (decode_attention.cu's design notes).
+// Included only by decode_attention.cu and decode_merge.cuh: its names live in that file's unnamed namespace.
+#pragma once
+
+#include <cstdint>
+
+#include "device_utils.cuh"
+
+namespace mhacfg::kernels::cuda::decode {
+namespace {
+
+using detail::bf16;
+
+constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / 32;
+constexpr int kTile = 64;  // tokens per pipeline stage
+
+template <int D>
+struct Traits {
+  static constexpr int kRowChunks = D / 8;                   // 16-byte chunks per K/V/Q row
+  static constexpr int kStages = D == 64 ? 4 : 3;            // 64/96/192 KiB of K+V stages
+  static constexpr bool kQInRegs = D <= 128;                 // D/4 registers of Q fragments
+  static constexpr int kTileBytes = kTile * D * 2;           // one of K or V, one stage
+};
+
+// The kernel's arguments with the split plan resolved.
+struct Args {
+  const bf16* q;
+  const bf16* k;
+  const bf16* v;
+  bf16* o;
+  const std::int32_t* kv_lens;
+  int kv_len;
+  std::int64_t q_batch_stride;
+  std::int64_t kv_batch_stride;
+  std::int64_t kv_token_stride;
+  std::int64_t o_batch_stride;
+  int num_q_heads;
+  int group_size;
+  float scale_log2;  // softmax_scale * log2(e): scores live in log2 units
+  int tokens_per_split;
+  int num_splits;
+  float* o_part;
+  float* lse;
+  int fused;  // 1: launched cooperatively; the blocks merge the splits after a grid barrier
+};
+
+}  // namespace
+}  // namespace mhacfg::kernels::cuda::decode
