@@ -58,11 +58,12 @@ from ._mhacfg import (  # noqa: E402  (the classes above are what it raises)
     analyze,
     compare,
     load_profile,
+    models,
     predict,
     profiles,
     recommend,
     validate,
 )
 
-__all__ = ["analyze", "recommend", "compare", "predict", "validate", "profiles", "load_profile",
+__all__ = ["analyze", "recommend", "compare", "predict", "validate", "profiles", "models", "load_profile",
            "Error", "InputError", "Infeasible", "RuntimeFailure", "__version__"]

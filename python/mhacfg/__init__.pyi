@@ -140,5 +140,8 @@ def predict(in_: Path, **flags: Unpack[ServingRecordFlags]) -> list[dict[str, An
 def profiles() -> dict[str, Any]:
     """The shipped device profiles with provenance, as ``mhacfg profiles --format json``."""
 
+def models() -> dict[str, Any]:
+    """The model presets ``model=NAME`` reads, with shapes and sources, as ``mhacfg models --format json``."""
+
 def load_profile(name: Path, roofline: bool = False) -> dict[str, Any]:
     """A device profile by shipped name or file, as ``mhacfg profiles show NAME --format json``."""

@@ -182,6 +182,15 @@ py::object profiles() {
   return to_python(doc);
 }
 
+py::object models() {
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release release;
+    doc = models_report().json;
+  }
+  return to_python(doc);
+}
+
 py::object load_profile_json(const py::object& name, bool roofline) {
   const std::string n = path_text(name);
   nlohmann::json doc;
@@ -233,6 +242,7 @@ PYBIND11_MODULE(_mhacfg, m) {
   m.def("validate", &validate, py::arg("in_"), "A profile's error on measured kernel or serving records (mhacfg validate).");
   m.def("predict", &predict, py::arg("in_"), "Each record with its prediction, as predict's JSON Lines (mhacfg predict).");
   m.def("profiles", &profiles, "The shipped device profiles with provenance (mhacfg profiles).");
+  m.def("models", &models, "The model presets --model reads, with shapes and sources (mhacfg models).");
   m.def("load_profile", &load_profile_json, py::arg("name"), py::arg("roofline") = false,
         "A device profile by shipped name or file, as `mhacfg profiles show NAME --format json`.");
   m.def("_raise_library_error", &raise_library_error, py::arg("kind"));

@@ -97,6 +97,15 @@ class SameAsCli(unittest.TestCase):
             self.valid("profile", profile)
         self.assertFalse(mhacfg.load_profile("a100-80gb", roofline=True)["ops"])  # the bare roofline: no fits
 
+    def test_models(self):
+        doc = mhacfg.models()
+        self.assertEqual(cli_json("models"), doc)
+        self.valid("models", doc)
+        by_name = {p["name"]: p for p in doc["presets"]}
+        # Llama 3 8B's config.json: 32 query heads over 8 KV heads of 128 (its published count is exact).
+        self.assertEqual((by_name["llama-3-8b"]["num_q_heads"], by_name["llama-3-8b"]["num_kv_heads"]), (32, 8))
+        self.assertEqual(by_name["llama-3-8b"]["params"], 8_030_261_248)
+
     def test_validate_and_predict(self):
         doc = mhacfg.validate(SERVING)
         self.assertEqual(cli_json("validate", "--in", str(SERVING)), doc)

@@ -53,6 +53,9 @@ CompareRequest read_compare_request(const FlagValues& f, std::vector<std::string
 // profiles: the shipped device profiles with provenance.
 Report profiles_report();
 
+// models: the model presets --model reads, with their shapes and sources (api/models.cpp).
+Report models_report();
+
 // validate and predict (--in RECORDS): kernel records (with --profile) or serving records (vLLM,
 // SGLang or mhacfg's serving JSONL, each mapped to a model, a profile and an engine).
 // `adjust` (the CLI's --check-machine) may replace the profile before kernel records are predicted.
