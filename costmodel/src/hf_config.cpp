@@ -219,6 +219,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"nemotron-nas", parse_nemotron_nas},
       {"hunyuan_v1_dense", parse_hunyuan_v1_dense},
       {"hunyuan_v1_moe", parse_hunyuan_v1_moe},
+      {"dots1", parse_dots1},
   };
   return table;
 }

@@ -130,5 +130,7 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m);
 // hf_hunyuan.cpp
 void parse_hunyuan_v1_dense(const JsonFields& f, ModelSpec& m);
 void parse_hunyuan_v1_moe(const JsonFields& f, ModelSpec& m);
+// hf_dots1.cpp
+void parse_dots1(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf
