@@ -220,6 +220,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"hunyuan_v1_dense", parse_hunyuan_v1_dense},
       {"hunyuan_v1_moe", parse_hunyuan_v1_moe},
       {"dots1", parse_dots1},
+      {"ministral3", parse_ministral3},
   };
   return table;
 }

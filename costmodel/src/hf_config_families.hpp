@@ -132,5 +132,7 @@ void parse_hunyuan_v1_dense(const JsonFields& f, ModelSpec& m);
 void parse_hunyuan_v1_moe(const JsonFields& f, ModelSpec& m);
 // hf_dots1.cpp
 void parse_dots1(const JsonFields& f, ModelSpec& m);
+// hf_ministral3.cpp
+void parse_ministral3(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf
