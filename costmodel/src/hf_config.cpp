@@ -217,6 +217,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"chatglm", parse_chatglm},
       {"glm4_moe_lite", parse_glm4_moe_lite},
       {"nemotron-nas", parse_nemotron_nas},
+      {"hunyuan_v1_dense", parse_hunyuan_v1_dense},
+      {"hunyuan_v1_moe", parse_hunyuan_v1_moe},
+      {"dots1", parse_dots1},
+      {"ministral3", parse_ministral3},
   };
   return table;
 }

@@ -127,5 +127,12 @@ void parse_lfm2(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_moe(const JsonFields& f, ModelSpec& m);
 void parse_falcon_h1(const JsonFields& f, ModelSpec& m);
 void parse_nemotron_nas(const JsonFields& f, ModelSpec& m);
+// hf_hunyuan.cpp
+void parse_hunyuan_v1_dense(const JsonFields& f, ModelSpec& m);
+void parse_hunyuan_v1_moe(const JsonFields& f, ModelSpec& m);
+// hf_dots1.cpp
+void parse_dots1(const JsonFields& f, ModelSpec& m);
+// hf_ministral3.cpp
+void parse_ministral3(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf

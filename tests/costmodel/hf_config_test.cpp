@@ -99,6 +99,8 @@ const PublishedTotal kPublishedTotals[] = {
     {"glm-4-9b-chat", 9'399'951'360},
     // GLM-4.7-Flash: what transformers builds; the checkpoint adds its MTP layer (the glm4_moe_lite test).
     {"glm-4.7-flash", 31'221'488'576 - 643'706'112 - 2LL * 154'880 * 2048 - 47 * 64},
+    {"hunyuan-a13b-instruct", 80'393'183'232},  // tied head counted once
+    {"dots.llm1.base", 142'774'381'696},  // the Hub's total: the router's bias is stored
 };
 
 }  // namespace
