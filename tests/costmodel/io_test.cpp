@@ -3,19 +3,23 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/output_checks.hpp"
 
 using namespace mhacfg;
 
@@ -42,6 +46,20 @@ std::string input_error(const std::function<void()>& f) {
   }
   return "no error";
 }
+
+// `from` bind-mounted onto the existing file `to` (as `docker run -v FROM:TO` does), unmounted at
+// scope exit. `ok` is false where mounting is not permitted (not root, or a sandbox without it).
+struct BindMount {
+  std::string onto, error;
+  bool ok = false;
+  BindMount(const std::string& from, const std::string& to) : onto(to) {
+    ok = ::mount(from.c_str(), onto.c_str(), nullptr, MS_BIND, nullptr) == 0;
+    if (!ok) error = std::strerror(errno);
+  }
+  ~BindMount() {
+    if (ok) ::umount2(onto.c_str(), MNT_DETACH);
+  }
+};
 
 }  // namespace
 
@@ -253,4 +271,46 @@ TEST_CASE("another user's file in a sticky folder is refused before any work", "
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(slurp(d / "theirs.json") == "{\"v\": 2}");
+}
+
+TEST_CASE("a bind-mounted file is refused before any work: rename cannot replace it", "[io][errors]") {
+  TempDir d;
+  write_file_atomic(d / "host.json", "host\n");
+  write_file_atomic(d / "mounted.json", "under\n");
+  const BindMount m(d / "host.json", d / "mounted.json");
+  if (!m.ok) {
+    WARN("skipped: cannot bind-mount a file here (" + m.error + ")");
+    return;
+  }
+  CHECK(is_mount_point(d / "mounted.json"));  // one file system: the same device number, seen in mountinfo
+  CHECK_FALSE(is_mount_point(d / "host.json"));
+  const std::string why = ": is a mount point (a bind-mounted file), which a new file cannot be renamed over: "
+                          "mount its folder instead and write inside it";
+  CHECK(input_error([&] { check_output_path(d / "mounted.json", "--save-measurements"); }) ==
+        "--save-measurements = " + (d / "mounted.json") + why);
+  CHECK(input_error([&] { write_file_atomic(d / "mounted.json", "new\n"); }) == "--out = " + (d / "mounted.json") + why);
+  // A link to it: the file the link names is the one checked.
+  REQUIRE(::symlink("mounted.json", (d / "link.json").c_str()) == 0);
+  CHECK(input_error([&] { write_file_atomic(d / "link.json", "new\n"); }) == "--out = " + (d / "link.json") + why);
+  // A set: no file of it is replaced.
+  CHECK(input_error([&] { write_files_atomic({{d / "host.json", "new"}, {d / "mounted.json", "new"}}, "--out-dir"); }) ==
+        "--out-dir = " + (d / "mounted.json") + why);
+  CHECK(slurp(d / "host.json") == "host\n");
+  CHECK(std::system(("test -z \"$(ls -a '" + d.path + "' | grep tmp)\"").c_str()) == 0);
+  // A name mountinfo escapes (a space is written \040), and a file from another file system (tmpfs).
+  write_file_atomic(d / "with space.json", "under\n");
+  const BindMount spaced(d / "host.json", d / "with space.json");
+  REQUIRE(spaced.ok);
+  CHECK(is_mount_point(d / "with space.json"));
+  char shm[] = "/dev/shm/mhacfg-io-test-XXXXXX";
+  const int fd = ::mkstemp(shm);
+  if (fd < 0) return;  // no tmpfs at /dev/shm here
+  ::close(fd);
+  write_file_atomic(d / "other-fs.json", "under\n");
+  {
+    const BindMount other(shm, d / "other-fs.json");
+    REQUIRE(other.ok);
+    CHECK(is_mount_point(d / "other-fs.json"));
+  }
+  ::unlink(shm);
 }
