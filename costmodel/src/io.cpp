@@ -187,6 +187,7 @@ void check_replaceable(const Target& t, const struct stat& st, const std::string
 
 Target resolve_target(const std::string& requested, const std::string& field) {
   if (requested.empty()) throw InputError(field, "(empty)", "needs a file path");
+  check_followed_links(requested, field);  // before anything is read through a planted link
   Target t{requested, requested};
   struct stat st {};
   if (::lstat(requested.c_str(), &st) != 0) return t;  // a new file

@@ -61,6 +61,11 @@ struct BindMount {
   }
 };
 
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
 }  // namespace
 
 TEST_CASE("parse_json refuses what would crash or mislead later, naming the field", "[io][errors]") {
@@ -313,4 +318,71 @@ TEST_CASE("a bind-mounted file is refused before any work: rename cannot replace
     CHECK(is_mount_point(d / "other-fs.json"));
   }
   ::unlink(shm);
+}
+
+TEST_CASE("a link another user planted in a sticky world-writable folder is not followed", "[io][errors]") {
+  TempDir shared, elsewhere, own;
+  REQUIRE(::chmod(shared.path.c_str(), 01777) == 0);
+  const std::string victim = elsewhere / "victim.json", link = shared / "out.json";
+  write_file_atomic(victim, "keep\n");
+  REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
+  write_file_atomic(link, "mine\n");  // this user's own link: followed, the file it names replaced
+  CHECK(slurp(victim) == "mine\n");
+  if (::geteuid() != 0) {
+    WARN("skipped: giving a link to another user needs root (lchown)");
+    return;
+  }
+  auto planted = [&](const std::string& path) {
+    return "will not follow the link " + path + ": another user's (uid 65534) in the sticky world-writable folder " +
+           shared.path + " (the fs.protected_symlinks rule); remove the link or write elsewhere";
+  };
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+  CHECK(input_error([&] { check_output_path(link, "--out"); }) == "--out = " + link + ": " + planted(link));
+  CHECK(input_error([&] { write_file_atomic(link, "lost\n"); }) == "--out = " + link + ": " + planted(link));
+  // Reached through a link of this user's elsewhere, or by a path with "..": the planted link is named.
+  REQUIRE(::symlink(link.c_str(), (own / "via.json").c_str()) == 0);
+  CHECK(input_error([&] { write_file_atomic(own / "via.json", "lost\n"); }) ==
+        "--out = " + (own / "via.json") + ": " + planted(link));
+  REQUIRE(::mkdir((shared / "sub").c_str(), 0755) == 0);
+  CHECK(input_error([&] { check_output_path(shared / "sub/../out.json", "--out"); }) ==
+        "--out = " + (shared / "sub/../out.json") + ": " + planted(link));
+  CHECK(slurp(victim) == "mine\n");
+  // A planted link to a folder, on the way to a new file (--out-dir's report): nothing is written there.
+  const std::string reports = shared / "reports";
+  REQUIRE(::symlink(elsewhere.path.c_str(), reports.c_str()) == 0);
+  REQUIRE(::lchown(reports.c_str(), 65534, 65534) == 0);
+  CHECK(input_error([&] { write_files_atomic({{reports + "/report.md", "x"}}, "--out-dir"); }) ==
+        "--out-dir = " + reports + "/report.md: " + planted(reports));
+  CHECK(input_error([&] { check_followed_links(reports, "--out-dir"); }) == "--out-dir = " + reports + ": " + planted(reports));
+  CHECK_FALSE(exists(elsewhere / "report.md"));
+}
+
+TEST_CASE("links the fs.protected_symlinks rule allows are followed", "[io]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: another user's link needs root to make (lchown)");
+    return;
+  }
+  TempDir elsewhere;
+  const std::string victim = elsewhere / "target.json";
+  write_file_atomic(victim, "old\n");
+  // Another user's link in: a sticky world-writable folder that user owns; a world-writable folder
+  // without the sticky bit; a sticky folder only its owner may write.
+  const std::pair<mode_t, uid_t> folders[] = {{01777, 65534}, {0777, 0}, {01755, 0}};
+  for (const auto& [mode, owner] : folders) {
+    TempDir d;
+    REQUIRE(::chown(d.path.c_str(), owner, owner) == 0);
+    REQUIRE(::chmod(d.path.c_str(), mode) == 0);
+    REQUIRE(::symlink(victim.c_str(), (d / "out.json").c_str()) == 0);
+    REQUIRE(::lchown((d / "out.json").c_str(), 65534, 65534) == 0);
+    const std::string text = "mode " + std::to_string(mode) + "\n";
+    write_file_atomic(d / "out.json", text);
+    CHECK(slurp(victim) == text);
+  }
+  // A relative link, followed from its own folder.
+  TempDir shared;
+  REQUIRE(::chmod(shared.path.c_str(), 01777) == 0);
+  const std::string rel = "../" + elsewhere.path.substr(elsewhere.path.find_last_of('/') + 1) + "/target.json";
+  REQUIRE(::symlink(rel.c_str(), (shared / "rel.json").c_str()) == 0);
+  write_file_atomic(shared / "rel.json", "relative\n");
+  CHECK(slurp(victim) == "relative\n");
 }
