@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/costmodel/output_checks.hpp"
 #include "mhacfg/costmodel/temp_files.hpp"
 
 namespace mhacfg {
@@ -168,8 +169,25 @@ std::string folder_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// An existing regular file that the final rename could not replace is refused now, not after the work
+// (or the measuring) was done. In a sticky folder (/tmp) only the file's owner, the folder's owner or
+// root may replace the file. A mount point (a bind-mounted file) cannot be renamed over (EBUSY); the
+// new file is made in the target's own folder, so no other file-system boundary lies in between.
+void check_replaceable(const Target& t, const struct stat& st, const std::string& field) {
+  const std::string folder = folder_of(t.path);
+  struct stat dir {};
+  const uid_t me = ::geteuid();
+  if (::stat(folder.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && dir.st_uid != me)
+    throw InputError(field, t.requested, "cannot replace another user's file in the sticky folder " + folder);
+  if (is_mount_point(t.path))
+    throw InputError(field, t.requested,
+                     "is a mount point (a bind-mounted file), which a new file cannot be renamed over: "
+                     "mount its folder instead and write inside it");
+}
+
 Target resolve_target(const std::string& requested, const std::string& field) {
   if (requested.empty()) throw InputError(field, "(empty)", "needs a file path");
+  check_followed_links(requested, field);  // before anything is read through a planted link
   Target t{requested, requested};
   struct stat st {};
   if (::lstat(requested.c_str(), &st) != 0) return t;  // a new file
@@ -193,13 +211,7 @@ Target resolve_target(const std::string& requested, const std::string& field) {
     t.path = real;
     std::free(real);
   }
-  // In a sticky folder (/tmp) only the file's owner, the folder's owner or root may replace the file:
-  // the rename would fail after the work (or the measuring) was done.
-  const std::string folder = folder_of(t.path);
-  struct stat dir {};
-  const uid_t me = ::geteuid();
-  if (::stat(folder.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me && dir.st_uid != me)
-    throw InputError(field, requested, "cannot replace another user's file in the sticky folder " + folder);
+  check_replaceable(t, st, field);
   return t;
 }
 

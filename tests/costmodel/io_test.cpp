@@ -3,19 +3,23 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/output_checks.hpp"
 
 using namespace mhacfg;
 
@@ -41,6 +45,25 @@ std::string input_error(const std::function<void()>& f) {
     return e.what();
   }
   return "no error";
+}
+
+// `from` bind-mounted onto the existing file `to` (as `docker run -v FROM:TO` does), unmounted at
+// scope exit. `ok` is false where mounting is not permitted (not root, or a sandbox without it).
+struct BindMount {
+  std::string onto, error;
+  bool ok = false;
+  BindMount(const std::string& from, const std::string& to) : onto(to) {
+    ok = ::mount(from.c_str(), onto.c_str(), nullptr, MS_BIND, nullptr) == 0;
+    if (!ok) error = std::strerror(errno);
+  }
+  ~BindMount() {
+    if (ok) ::umount2(onto.c_str(), MNT_DETACH);
+  }
+};
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -253,4 +276,113 @@ TEST_CASE("another user's file in a sticky folder is refused before any work", "
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(slurp(d / "theirs.json") == "{\"v\": 2}");
+}
+
+TEST_CASE("a bind-mounted file is refused before any work: rename cannot replace it", "[io][errors]") {
+  TempDir d;
+  write_file_atomic(d / "host.json", "host\n");
+  write_file_atomic(d / "mounted.json", "under\n");
+  const BindMount m(d / "host.json", d / "mounted.json");
+  if (!m.ok) {
+    WARN("skipped: cannot bind-mount a file here (" + m.error + ")");
+    return;
+  }
+  CHECK(is_mount_point(d / "mounted.json"));  // one file system: the same device number, seen in mountinfo
+  CHECK_FALSE(is_mount_point(d / "host.json"));
+  const std::string why = ": is a mount point (a bind-mounted file), which a new file cannot be renamed over: "
+                          "mount its folder instead and write inside it";
+  CHECK(input_error([&] { check_output_path(d / "mounted.json", "--save-measurements"); }) ==
+        "--save-measurements = " + (d / "mounted.json") + why);
+  CHECK(input_error([&] { write_file_atomic(d / "mounted.json", "new\n"); }) == "--out = " + (d / "mounted.json") + why);
+  // A link to it: the file the link names is the one checked.
+  REQUIRE(::symlink("mounted.json", (d / "link.json").c_str()) == 0);
+  CHECK(input_error([&] { write_file_atomic(d / "link.json", "new\n"); }) == "--out = " + (d / "link.json") + why);
+  // A set: no file of it is replaced.
+  CHECK(input_error([&] { write_files_atomic({{d / "host.json", "new"}, {d / "mounted.json", "new"}}, "--out-dir"); }) ==
+        "--out-dir = " + (d / "mounted.json") + why);
+  CHECK(slurp(d / "host.json") == "host\n");
+  CHECK(std::system(("test -z \"$(ls -a '" + d.path + "' | grep tmp)\"").c_str()) == 0);
+  // A name mountinfo escapes (a space is written \040), and a file from another file system (tmpfs).
+  write_file_atomic(d / "with space.json", "under\n");
+  const BindMount spaced(d / "host.json", d / "with space.json");
+  REQUIRE(spaced.ok);
+  CHECK(is_mount_point(d / "with space.json"));
+  char shm[] = "/dev/shm/mhacfg-io-test-XXXXXX";
+  const int fd = ::mkstemp(shm);
+  if (fd < 0) return;  // no tmpfs at /dev/shm here
+  ::close(fd);
+  write_file_atomic(d / "other-fs.json", "under\n");
+  {
+    const BindMount other(shm, d / "other-fs.json");
+    REQUIRE(other.ok);
+    CHECK(is_mount_point(d / "other-fs.json"));
+  }
+  ::unlink(shm);
+}
+
+TEST_CASE("a link another user planted in a sticky world-writable folder is not followed", "[io][errors]") {
+  TempDir shared, elsewhere, own;
+  REQUIRE(::chmod(shared.path.c_str(), 01777) == 0);
+  const std::string victim = elsewhere / "victim.json", link = shared / "out.json";
+  write_file_atomic(victim, "keep\n");
+  REQUIRE(::symlink(victim.c_str(), link.c_str()) == 0);
+  write_file_atomic(link, "mine\n");  // this user's own link: followed, the file it names replaced
+  CHECK(slurp(victim) == "mine\n");
+  if (::geteuid() != 0) {
+    WARN("skipped: giving a link to another user needs root (lchown)");
+    return;
+  }
+  auto planted = [&](const std::string& path) {
+    return "will not follow the link " + path + ": another user's (uid 65534) in the sticky world-writable folder " +
+           shared.path + " (the fs.protected_symlinks rule); remove the link or write elsewhere";
+  };
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+  CHECK(input_error([&] { check_output_path(link, "--out"); }) == "--out = " + link + ": " + planted(link));
+  CHECK(input_error([&] { write_file_atomic(link, "lost\n"); }) == "--out = " + link + ": " + planted(link));
+  // Reached through a link of this user's elsewhere, or by a path with "..": the planted link is named.
+  REQUIRE(::symlink(link.c_str(), (own / "via.json").c_str()) == 0);
+  CHECK(input_error([&] { write_file_atomic(own / "via.json", "lost\n"); }) ==
+        "--out = " + (own / "via.json") + ": " + planted(link));
+  REQUIRE(::mkdir((shared / "sub").c_str(), 0755) == 0);
+  CHECK(input_error([&] { check_output_path(shared / "sub/../out.json", "--out"); }) ==
+        "--out = " + (shared / "sub/../out.json") + ": " + planted(link));
+  CHECK(slurp(victim) == "mine\n");
+  // A planted link to a folder, on the way to a new file (--out-dir's report): nothing is written there.
+  const std::string reports = shared / "reports";
+  REQUIRE(::symlink(elsewhere.path.c_str(), reports.c_str()) == 0);
+  REQUIRE(::lchown(reports.c_str(), 65534, 65534) == 0);
+  CHECK(input_error([&] { write_files_atomic({{reports + "/report.md", "x"}}, "--out-dir"); }) ==
+        "--out-dir = " + reports + "/report.md: " + planted(reports));
+  CHECK(input_error([&] { check_followed_links(reports, "--out-dir"); }) == "--out-dir = " + reports + ": " + planted(reports));
+  CHECK_FALSE(exists(elsewhere / "report.md"));
+}
+
+TEST_CASE("links the fs.protected_symlinks rule allows are followed", "[io]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: another user's link needs root to make (lchown)");
+    return;
+  }
+  TempDir elsewhere;
+  const std::string victim = elsewhere / "target.json";
+  write_file_atomic(victim, "old\n");
+  // Another user's link in: a sticky world-writable folder that user owns; a world-writable folder
+  // without the sticky bit; a sticky folder only its owner may write.
+  const std::pair<mode_t, uid_t> folders[] = {{01777, 65534}, {0777, 0}, {01755, 0}};
+  for (const auto& [mode, owner] : folders) {
+    TempDir d;
+    REQUIRE(::chown(d.path.c_str(), owner, owner) == 0);
+    REQUIRE(::chmod(d.path.c_str(), mode) == 0);
+    REQUIRE(::symlink(victim.c_str(), (d / "out.json").c_str()) == 0);
+    REQUIRE(::lchown((d / "out.json").c_str(), 65534, 65534) == 0);
+    const std::string text = "mode " + std::to_string(mode) + "\n";
+    write_file_atomic(d / "out.json", text);
+    CHECK(slurp(victim) == text);
+  }
+  // A relative link, followed from its own folder.
+  TempDir shared;
+  REQUIRE(::chmod(shared.path.c_str(), 01777) == 0);
+  const std::string rel = "../" + elsewhere.path.substr(elsewhere.path.find_last_of('/') + 1) + "/target.json";
+  REQUIRE(::symlink(rel.c_str(), (shared / "rel.json").c_str()) == 0);
+  write_file_atomic(shared / "rel.json", "relative\n");
+  CHECK(slurp(victim) == "relative\n");
 }

@@ -456,6 +456,7 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
     c = machine_check(loaded, probe_like(loaded), check, "measured now");
     return checked_profile(loaded, *c);
   };
+  if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the probe and the reading
   auto lines = predict_lines(a, check != MachineCheckMode::off ? ProfileAdjust(adjust) : ProfileAdjust());
   if (c) {
     err << c->line << "\n";

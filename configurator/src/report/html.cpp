@@ -8,6 +8,7 @@
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/output_checks.hpp"
 
 namespace mhacfg {
 
@@ -88,6 +89,7 @@ void emit(const Report& r, Format f, const std::string& out_dir, const std::func
     return;
   }
   if (f == Format::markdown && !out_dir.empty()) {
+    check_followed_links(out_dir, "--out-dir");  // no folder made through a planted link
     if (::mkdir(out_dir.c_str(), 0755) != 0 && errno != EEXIST)
       throw InputError("--out-dir", out_dir, std::string("cannot create folder: ") + std::strerror(errno));
     std::vector<std::pair<std::string, std::string>> files;

@@ -26,14 +26,17 @@ nlohmann::json parse_json(const std::string& text, const std::string& field);
 // would be written as null), is a broken invariant. indent -1: one line.
 std::string json_text(const nlohmann::json& j, int indent = -1);
 
-// Checks, before any work, that `path` could be written: not a folder, in an existing writable folder.
-// Throws InputError naming `field`. (Commands that measure for minutes call it first.)
+// Checks, before any work, that `path` could be written: not a folder, in an existing writable folder,
+// replaceable by rename (not a mount point), and reached through no link that the fs.protected_symlinks
+// rule refuses (output_checks.hpp). Throws InputError naming `field`. (Commands that measure for
+// minutes call it first.)
 void check_output_path(const std::string& path, const std::string& field);
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename): an
 // existing file is only ever replaced by a complete new one. A symbolic link's target is replaced (the
-// link stays); a character device or pipe (/dev/null, /dev/stdout) is written directly; a folder or
-// any other kind of file is refused. Throws InputError naming `field` when it cannot.
+// link stays); a character device or pipe (/dev/null, /dev/stdout) is written directly; a folder, a
+// mount point, a link the fs.protected_symlinks rule refuses, or any other kind of file is refused.
+// Throws InputError naming `field` when it cannot.
 void write_file_atomic(const std::string& path, const std::string& content,
                        const std::string& field = "--out");
 
