@@ -1,5 +1,5 @@
 // Regression tests for the hardening findings (issue 26): escaping per output format, config keys
-// named as written, long unknown options, and model paths that hold '='.
+// named as written, long unknown options, model paths that hold '=' and counts at 10M-token contexts.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -122,4 +122,58 @@ TEST_CASE("calibrate refuses records of two devices and --save-holdout without -
                          "\"; a profile fits one device: split the file by device");
   expect_input_error({"calibrate", "--device", "cpu", "--quick", "--save-holdout", out + ".holdout", "--out", out},
                      "--save-holdout = " + out + ".holdout: needs --holdout (the shapes to measure and save)");
+}
+
+TEST_CASE("analyze, compare and recommend answer at 10M-token contexts and beyond", "[cli][hardening]") {
+  // Llama-3-8B at 10M tokens (10 x 2^20): the prefill's attention, 32 layers x 32 heads x 512 FLOPs a
+  // causal pair, passes 2^63. JSON writes such a count as the nearest double, the table every digit.
+  const double n = 10 * 1048576.0;
+  const CliResult j = run({"analyze", "--model", "llama-3-8b", "--context", "10M", "--prompt-len", "10M", "--format", "json"});
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  const nlohmann::json flops = nlohmann::json::parse(j.out)["flops"];
+  const double core = 32.0 * 32 * 512 * (n * (n + 1) / 2);
+  const double prefill = core + 2 * n * 41'943'040.0 * 32 + 2 * n * (3.0 * 4096 * 14336) * 32 + 2.0 * 4096 * 128256;
+  CHECK(flops["prefill_breakdown"]["attention_core"].is_number_float());
+  CHECK(flops["prefill_breakdown"]["attention_core"].get<double>() == Approx(core).epsilon(1e-12));
+  CHECK(flops["prefill"].get<double>() == Approx(prefill).epsilon(1e-12));
+  // A count that fits 64 bits stays an exact integer: one decode token against 10M keys.
+  CHECK(flops["decode_per_token"].is_number_integer());
+  CHECK(flops["decode_per_token"].get<std::int64_t>() ==
+        32LL * 32 * 512 * (10LL << 20) + 2LL * 41'943'040 * 32 + 2LL * 3 * 4096 * 14336 * 32 + 2LL * 4096 * 128256);
+  const CliResult table = run({"analyze", "--model", "llama-3-8b", "--context", "10M", "--prompt-len", "10M"});
+  CHECK(table.code == 0);
+  CHECK(table.out.find(" 28,823,040,363,950,243,840 ") != std::string::npos);  // 32 x 32 x 512 x n (n + 1) / 2
+  // DeepSeek-V3's MLA prefill, decompressed: 61 layers x 128 heads x (2 x 192 + 2 x 128) a pair.
+  const CliResult mla = run({"analyze", "--model", "deepseek-v3", "--context", "10M", "--prompt-len", "10M", "--format", "json"});
+  INFO(mla.err);
+  REQUIRE(mla.code == 0);
+  CHECK(nlohmann::json::parse(mla.out)["flops"]["prefill_breakdown"]["attention_core"].get<double>() ==
+        Approx(61.0 * 128 * 640 * (n * (n + 1) / 2)).epsilon(1e-12));
+  // Every query of a 4096-token window sees at most 4096 keys: 32 layers x 32 heads x 512 per pair.
+  const CliResult window = run({"analyze", "--model", "mistral-7b-v0.1", "--context", "16M", "--prompt-len", "16M",
+                                "--format", "json"});
+  INFO(window.err);
+  REQUIRE(window.code == 0);
+  const double m16 = 16 * 1048576.0, pairs = 4096.0 * 4097 / 2 + (m16 - 4096) * 4096;
+  CHECK(nlohmann::json::parse(window.out)["flops"]["prefill_breakdown"]["attention_core"].get<double>() ==
+        Approx(32.0 * 32 * 512 * pairs).epsilon(1e-12));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"analyze", "--model", "llama-3-70b", "--context", "64M", "--prompt-len", "64M", "--target", "h200-sxm"},
+        {"analyze", "--model", "gemma-2-9b", "--context", "10M", "--prompt-len", "10M", "--sliding-window", "4096"},
+        {"compare", "llama-3-8b", "llama-3-70b", "deepseek-v3", "--context", "10M", "--target", "h200-sxm"},
+        {"compare", "llama-3-8b", "mistral-7b-v0.1", "--context", "10M", "--prompt-len", "10M", "--target", "h200-sxm"},
+        {"recommend", "--model", "llama-3-8b", "--context", "10M", "--target", "h200-sxm"}}) {
+    const CliResult r = run(args);
+    INFO(args[0] << " " << args[2] << ": " << r.err);
+    CHECK((r.code == 0 || r.code == 1));  // an answer (1: nothing fits the memory), never an input error
+    CHECK(!r.out.empty());
+  }
+  // Absurd contexts are still refused, naming the flags: 2^62 tokens, and 5 billion, whose causal pairs
+  // per head pass 2^63.
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--context", "4611686018427387904"},
+                     "--context = 4611686018427387904: out of range");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--context", "5000000000", "--prompt-len", "5000000000"},
+                     "attention pairs would overflow a 64-bit count; the inputs are too large (--context 5000000000, "
+                     "--prompt-len 5000000000)");
 }
