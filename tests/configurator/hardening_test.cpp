@@ -1,5 +1,6 @@
 // Regression tests for the hardening findings (issue 26): escaping per output format, config keys
-// named as written, long unknown options, model paths that hold '=' and counts at 10M-token contexts.
+// named as written, long unknown options, model paths that hold '=', counts at 10M-token contexts and
+// repeated calibration records.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -176,4 +177,38 @@ TEST_CASE("analyze, compare and recommend answer at 10M-token contexts and beyon
   expect_input_error({"analyze", "--model", "llama-3-8b", "--context", "5000000000", "--prompt-len", "5000000000"},
                      "attention pairs would overflow a 64-bit count; the inputs are too large (--context 5000000000, "
                      "--prompt-len 5000000000)");
+}
+
+TEST_CASE("calibrate fits a repeated record once and says so", "[cli][hardening][calibration]") {
+  // The fixture's 12 GEMM timings of the H200; the first one repeated 50 times.
+  std::ifstream in(fixture("h200-torch.train.jsonl"));
+  std::vector<std::string> gemm;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"op\": \"gemm\"") != std::string::npos) gemm.push_back(line + "\n");
+  REQUIRE(gemm.size() == 12);
+  std::string copies, repeated, distinct;
+  for (int i = 0; i < 50; ++i) copies += gemm[0];
+  for (const auto& line : gemm) distinct += line;
+  repeated = copies + distinct.substr(gemm[0].size());
+  const std::string out = std::string(MHACFG_BINARY_DIR) + "/hardening-repeated";
+  // 50 copies of one shape are one shape: too few to fit, named with the count.
+  expect_input_error({"calibrate", "--from", temp_file("hardening-copies.jsonl", copies), "--out", out + "-copies.json"},
+                     "records = gemm: need at least 3 distinct shapes to fit an op class, got 1 (50 records: copies of a "
+                     "shape count once)");
+  // With the other 11 shapes: the same fit as the file without the copies, and a note saying so.
+  const CliResult r = run({"calibrate", "--from", temp_file("hardening-repeated.jsonl", repeated), "--out", out + ".json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Merged 49 records repeating another's shape (the same op, shape, dtype, backend and device): each "
+                   "shape is fitted once, at the median of its times, and the leave-one-out error leaves it out whole.") !=
+        std::string::npos);
+  const CliResult d = run({"calibrate", "--from", temp_file("hardening-distinct.jsonl", distinct), "--out", out + "-distinct.json"});
+  REQUIRE(d.code == 0);
+  CHECK(d.out.find("Merged") == std::string::npos);
+  const nlohmann::json a = nlohmann::json::parse(read_text(out + ".json"))["fits"]["gemm"];
+  const nlohmann::json b = nlohmann::json::parse(read_text(out + "-distinct.json"))["fits"]["gemm"];
+  CHECK(a["records"] == 12);
+  CHECK(a == b);
+  // Each shape left out with its copies: a real error (50 copies of one record kept it at 0.0 %).
+  CHECK(a["cross_validation"]["median_ape"].get<double>() > 0.01);
 }
