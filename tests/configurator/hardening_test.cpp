@@ -1,11 +1,12 @@
 // Regression tests for the hardening findings (issue 26): escaping per output format, config keys
-// named as written, long unknown options, model paths that hold '=', counts at 10M-token contexts and
-// repeated calibration records.
+// named as written, long unknown options, model paths that hold '=', counts at 10M-token contexts,
+// repeated calibration records and outputs that cannot be written.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_test_util.hpp"
 #include "mhacfg/configurator/report/report.hpp"
@@ -211,4 +212,24 @@ TEST_CASE("calibrate fits a repeated record once and says so", "[cli][hardening]
   CHECK(a == b);
   // Each shape left out with its copies: a real error (50 copies of one record kept it at 0.0 %).
   CHECK(a["cross_validation"]["median_ape"].get<double>() > 0.01);
+}
+
+TEST_CASE("an output nobody can write is invalid input, exit 2, as README and docs/security.md say", "[cli][hardening]") {
+  const std::string records = temp_file("hardening-out.jsonl", "{\"op\": \"gemm\", \"m\": 64, \"n\": 64, \"k\": 64}\n");
+  // No file can be made in /proc, by root neither (root writes into a read-only folder).
+  const CliResult proc = run({"predict", "--profile", "h200-sxm", "--in", records, "--out", "/proc/mhacfg-hardening.jsonl"});
+  CHECK(proc.code == 2);
+  CHECK(proc.out.empty());
+  CHECK(proc.err.rfind("mhacfg: error: --out = /proc/mhacfg-hardening.jsonl: cannot write", 0) == 0);
+  // A read-only folder, which only a user other than root cannot write.
+  const std::string dir = std::string(MHACFG_BINARY_DIR) + "/hardening-read-only";
+  ::mkdir(dir.c_str(), 0755);
+  ::chmod(dir.c_str(), 0555);
+  if (::geteuid() == 0) {
+    WARN("skipped the read-only folder: running as root, which writes it");
+  } else {
+    const CliResult ro = run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--out", dir + "/profile.json"});
+    CHECK(ro.code == 2);
+    CHECK(ro.err.rfind("mhacfg: error: --out = " + dir + "/profile.json: cannot write", 0) == 0);
+  }
 }
