@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "mhacfg/costmodel/checked.hpp"
@@ -115,16 +116,21 @@ std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
   return add(p, mul(layer_norm_count(m, l), norm_params(m, m.d_model), kParams), kParams);
 }
 
+// FLOPs of `tokens` tokens through matmuls of `weights` weight elements: 2 per multiply-add.
+WideCount matmul_flops(std::int64_t tokens, std::int64_t weights) {
+  return wide_mul(wide_mul(2, tokens, kFlops), weights, kFlops);
+}
+
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
-std::int64_t layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
+WideCount layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (l.ffn == LayerFfn::none) return 0;
-  if (!l.moe()) return mul(2 * tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)), kFlops);  // x W_gate, x W_up, h W_down
+  if (!l.moe()) return matmul_flops(tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)));  // x W_gate, x W_up, h W_down
   const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
-  const std::int64_t router = mul(2 * tokens, m.d_model, outputs, kFlops);  // x W_router (+ the shared gate)
-  const std::int64_t routed = mul(2 * tokens, m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops);
-  const std::int64_t shared = mul(2 * tokens, ffn_matrix_params(m, shared_ffn_width(m.moe)), kFlops);
-  return add(router, add(routed, shared, kFlops), kFlops);
+  const WideCount router = matmul_flops(tokens, mul(m.d_model, outputs, kFlops));  // x W_router (+ the shared gate)
+  const WideCount routed = matmul_flops(tokens, mul(m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops));
+  const WideCount shared = matmul_flops(tokens, ffn_matrix_params(m, shared_ffn_width(m.moe)));
+  return wide_add(router, wide_add(routed, shared, kFlops), kFlops);
 }
 
 std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m) {
@@ -158,13 +164,14 @@ struct LayerKinds {
     }
   }
 
-  // Sums f(layer) over all layers.
+  // Sums f(layer) over all layers, in f's count type: a WideCount, or a std::int64_t that must fit 64 bits.
   template <typename F>
-  std::int64_t sum(const char* quantity, F f) const {
-    std::int64_t total = 0;
-    for (std::size_t k = 0; k < n; ++k) total = add(total, mul(kinds[k].count, f(*kinds[k].layer), quantity), quantity);
-    for (const LayerSpec* l : rest) total = add(total, f(*l), quantity);
-    return total;
+  auto sum(const char* quantity, F f) const {
+    WideCount total = 0;
+    for (std::size_t k = 0; k < n; ++k) total = wide_add(total, wide_mul(kinds[k].count, f(*kinds[k].layer), quantity), quantity);
+    for (const LayerSpec* l : rest) total = wide_add(total, f(*l), quantity);
+    if constexpr (std::is_same_v<decltype(f(*kinds[0].layer)), WideCount>) return total;
+    else return narrow(total, quantity);
   }
 };
 
@@ -179,7 +186,7 @@ std::int64_t moe_layer_count(const ModelSpec& m) {
 std::int64_t linear_layer_count(const ModelSpec& m) { return m.num_linear_layers(); }
 
 void finish(FlopBreakdown& f) {
-  f.total = add(add(f.projections, f.attention_core, kFlops), add(f.ffn, f.lm_head, kFlops), kFlops);
+  f.total = wide_add(wide_add(f.projections, f.attention_core, kFlops), wide_add(f.ffn, f.lm_head, kFlops), kFlops);
 }
 
 }  // namespace
@@ -372,42 +379,6 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   return kv;
 }
 
-std::int64_t indexer_query_input(const ModelSpec& m) {
-  return is_mla(m) && m.attention.mla.q_lora_rank > 0 ? m.attention.mla.q_lora_rank : m.d_model;
-}
-
-IndexerShape layer_indexer_shape(const ModelSpec& m, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len) {
-  const IndexerSpec& x = m.attention.indexer;
-  return IndexerShape{batch, q_len, kv_len, x.num_heads, x.head_dim, x.topk};
-}
-
-AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer, std::int64_t batch,
-                                     std::int64_t q_len, std::int64_t kv_len, bool decode) {
-  const AttentionSpec& a = m.attention;
-  AttentionShape s;
-  s.batch = batch;
-  s.q_len = q_len;
-  s.kv_len = kv_len;
-  s.num_q_heads = a.num_q_heads;
-  s.num_kv_heads = a.num_kv_heads;
-  s.head_dim = a.head_dim;
-  s.v_head_dim = a.v_head_dim;
-  s.causal = true;
-  s.window = layer.window();
-  s.chunk = layer.chunk();
-  // Each query of a sparse model attends to the indexer's top k keys: as many pairs, and keys read, as a
-  // window of k (validate() keeps windows and chunks away from sparse models); the cache keeps them all.
-  if (a.sparse()) s.window = a.indexer.topk;
-  if (is_mla(m) && decode) {  // absorbed: attention over the cached latent
-    s.kv_lora_rank = a.mla.kv_lora_rank;
-    s.rope_head_dim = a.mla.rope_head_dim;
-    s.num_kv_heads = 1;
-    s.head_dim = s.qk_dim();
-    s.v_head_dim = s.v_dim();
-  }
-  return s;
-}
-
 static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const LayerKinds& kinds) {
   FlopCounts f;
   const std::int64_t tokens = mul(w.batch, w.prompt_len, kFlops);
@@ -420,32 +391,32 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
   const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops),
                                    mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
-  f.prefill.projections = mul(2 * tokens, mixer_w, kFlops);
+  f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const std::int64_t linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
+    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
     if (!l.softmax()) return linear;
-    const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
-    return add(add(linear, indexer, kFlops),
-               attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
+    const WideCount indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
+    return wide_add(wide_add(linear, indexer, kFlops),
+                    attention_flops(layer_attention_shape(m, l, w.batch, w.prompt_len, w.prompt_len, false)), kFlops);
   });
   f.prefill.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, tokens); });
-  f.prefill.lm_head = mul(w.batch, lm_head, kFlops);
+  f.prefill.lm_head = wide_mul(w.batch, lm_head, kFlops);
   finish(f.prefill);
 
   // Decode: one token of one sequence at KV length `context`. MLA's absorbed projections (W_UK into
   // the query, W_UV after attention) cost the same as applying kv_b to the one new token.
   FlopBreakdown& d = f.decode_per_token;
-  d.projections = mul(2, mixer_w, kFlops);
+  d.projections = matmul_flops(1, mixer_w);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const std::int64_t linear = l.has_linear() ? linear_attention_core_flops(m, 1) : 0;
+    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, 1) : 0;
     if (!l.softmax()) return linear;
-    const std::int64_t indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
-    return add(add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
+    const WideCount indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
+    return wide_add(wide_add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);
   });
   d.ffn = kinds.sum(kFlops, [&](const LayerSpec& l) { return layer_ffn_flops(m, l, 1); });
   d.lm_head = lm_head;
   finish(d);
-  f.decode_step = mul(w.batch, d.total, kFlops);
+  f.decode_step = wide_mul(w.batch, d.total, kFlops);
   return f;
 }
 

@@ -59,7 +59,7 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);
 }
 
-std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
+WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
   return linear_attention_flops(layer_linear_attention_shape(m, 1, tokens));
 }
 

@@ -35,8 +35,20 @@ void invariant_failed(const char* expr, const char* file, int line, const std::s
                          ") failed: " + what);
 }
 
-void throw_overflow(const char* quantity) {
-  throw OverflowError(std::string(quantity) + " would overflow a 64-bit count; the inputs are too large");
+void throw_overflow(const char* quantity, int bits) {
+  throw OverflowError(std::string(quantity) + " would overflow a " + std::to_string(bits) +
+                      "-bit count; the inputs are too large");
+}
+
+std::string to_string(WideCount v) {
+  const bool negative = v < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  } while (u > 0);
+  return negative ? "-" + digits : digits;
 }
 
 }  // namespace mhacfg

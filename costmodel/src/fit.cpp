@@ -38,6 +38,46 @@ FitSpec fit_spec_for(const std::string& op_class, bool warm_cache) {
 
 OpFeatures record_features(const MeasurementRecord& r, const CpuKernelFacts& facts) { return r.features(facts); }
 
+namespace {
+// What makes two records one shape: the record without its time (record_to_json writes every field the
+// fit reads, with the backend and device).
+std::string shape_key(const MeasurementRecord& r) {
+  nlohmann::json j = record_to_json(r);
+  j.erase("time_ms");
+  return j.dump();
+}
+
+bool fitted(const MeasurementRecord& r) { return !std::holds_alternative<AttentionBlockOp>(r.shape); }
+
+// The records grouped by shape, in the order each shape first appears.
+std::vector<std::vector<const MeasurementRecord*>> by_shape(const std::vector<const MeasurementRecord*>& records) {
+  std::vector<std::vector<const MeasurementRecord*>> groups;
+  std::map<std::string, std::size_t> index;
+  for (const auto* r : records) {
+    const auto [it, added] = index.emplace(shape_key(*r), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(r);
+  }
+  return groups;
+}
+
+// The median of a shape's records' times, in seconds (one record: its own time).
+double median_seconds(const std::vector<const MeasurementRecord*>& group) {
+  std::vector<double> t;
+  for (const auto* r : group) t.push_back(*r->time_ms);
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  return (n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2) * 1e-3;
+}
+}  // namespace
+
+std::int64_t repeated_shapes(const std::vector<MeasurementRecord>& records) {
+  std::vector<const MeasurementRecord*> fit;
+  for (const auto& r : records)
+    if (fitted(r)) fit.push_back(&r);
+  return static_cast<std::int64_t>(fit.size() - by_shape(fit).size());
+}
+
 ErrorStats error_stats(std::vector<double> ape) {
   ErrorStats s;
   s.n = static_cast<std::int64_t>(ape.size());
@@ -305,10 +345,14 @@ OpFit fit_op_class(const std::string& op_class, const std::vector<const Measurem
                    const SpecCeilings& ceilings, bool cross_validate, bool warm_cache, const CpuKernelFacts& facts) {
   if (records.size() < 3)
     throw InputError("records", op_class, "need at least 3 timed records to fit an op class, got " + std::to_string(records.size()));
+  const auto shapes = by_shape(records);
+  if (shapes.size() < 3)
+    throw InputError("records", op_class, "need at least 3 distinct shapes to fit an op class, got " + std::to_string(shapes.size()) +
+                                              " (" + std::to_string(records.size()) + " records: copies of a shape count once)");
   std::vector<Sample> xs;
   OpFit out;
-  for (const auto* r : records) {
-    xs.push_back({record_features(*r, facts), *r->time_ms * 1e-3});
+  for (const auto& group : shapes) {
+    xs.push_back({record_features(*group.front(), facts), median_seconds(group)});
     for (const auto& [name, value] : range_point(xs.back().f)) {
       auto it = out.range.find(name);
       if (it == out.range.end()) out.range[name] = {value, value};
@@ -345,7 +389,7 @@ void fit_profile(Profile& profile, const std::vector<MeasurementRecord>& records
     if (!r.time_ms)
       throw InputError(r.where.empty() ? "record " + std::to_string(i + 1) : r.where, "(no time_ms)",
                        "calibration needs timed records");
-    if (std::holds_alternative<AttentionBlockOp>(r.shape)) continue;  // composed from its ops, used for validation only
+    if (!fitted(r)) continue;  // attention_block: composed from its ops, used for validation only
     by_class[r.op_class()].push_back(&r);
   }
   if (by_class.empty()) throw InputError("records", "(none)", "no attention or gemm records to fit");

@@ -114,6 +114,7 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
 }  // namespace
 
 Prediction Predictor::record(const MeasurementRecord& r) const {
+  r.flops();  // one kernel call: its counts fit 64 bits
   if (const auto* g = std::get_if<GemmOp>(&r.shape)) return gemm(g->shape, r.dtype);  // its dtype's class or the transfer
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
   if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);

@@ -43,7 +43,19 @@ OpClass MeasurementRecord::cls() const {
   return c;
 }
 
+std::int64_t MeasurementRecord::flops() const {
+  switch (op()) {
+    case OpKind::gemm: return narrow(gemm_flops(gemm()), "GEMM FLOPs");
+    case OpKind::linear_attention: return narrow(linear_attention_flops(linear()), "linear-attention FLOPs");
+    case OpKind::indexer: return narrow(indexer_flops(indexer()), "indexer FLOPs");
+    case OpKind::attention:
+    case OpKind::attention_block: break;
+  }
+  return narrow(attention_flops(attention()), "attention FLOPs");
+}
+
 OpFeatures MeasurementRecord::features(const CpuKernelFacts& facts) const {
+  flops();
   return std::visit([&](const auto& op) { return op.features(dtype, facts); }, shape);
 }
 

@@ -1,10 +1,12 @@
 // Regression tests for the hardening findings (issue 26): escaping per output format, config keys
-// named as written, long unknown options, and model paths that hold '='.
+// named as written, long unknown options, model paths that hold '=', counts at 10M-token contexts,
+// repeated calibration records and outputs that cannot be written.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_test_util.hpp"
 #include "mhacfg/configurator/report/report.hpp"
@@ -122,4 +124,112 @@ TEST_CASE("calibrate refuses records of two devices and --save-holdout without -
                          "\"; a profile fits one device: split the file by device");
   expect_input_error({"calibrate", "--device", "cpu", "--quick", "--save-holdout", out + ".holdout", "--out", out},
                      "--save-holdout = " + out + ".holdout: needs --holdout (the shapes to measure and save)");
+}
+
+TEST_CASE("analyze, compare and recommend answer at 10M-token contexts and beyond", "[cli][hardening]") {
+  // Llama-3-8B at 10M tokens (10 x 2^20): the prefill's attention, 32 layers x 32 heads x 512 FLOPs a
+  // causal pair, passes 2^63. JSON writes such a count as the nearest double, the table every digit.
+  const double n = 10 * 1048576.0;
+  const CliResult j = run({"analyze", "--model", "llama-3-8b", "--context", "10M", "--prompt-len", "10M", "--format", "json"});
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  const nlohmann::json flops = nlohmann::json::parse(j.out)["flops"];
+  const double core = 32.0 * 32 * 512 * (n * (n + 1) / 2);
+  const double prefill = core + 2 * n * 41'943'040.0 * 32 + 2 * n * (3.0 * 4096 * 14336) * 32 + 2.0 * 4096 * 128256;
+  CHECK(flops["prefill_breakdown"]["attention_core"].is_number_float());
+  CHECK(flops["prefill_breakdown"]["attention_core"].get<double>() == Approx(core).epsilon(1e-12));
+  CHECK(flops["prefill"].get<double>() == Approx(prefill).epsilon(1e-12));
+  // A count that fits 64 bits stays an exact integer: one decode token against 10M keys.
+  CHECK(flops["decode_per_token"].is_number_integer());
+  CHECK(flops["decode_per_token"].get<std::int64_t>() ==
+        32LL * 32 * 512 * (10LL << 20) + 2LL * 41'943'040 * 32 + 2LL * 3 * 4096 * 14336 * 32 + 2LL * 4096 * 128256);
+  const CliResult table = run({"analyze", "--model", "llama-3-8b", "--context", "10M", "--prompt-len", "10M"});
+  CHECK(table.code == 0);
+  CHECK(table.out.find(" 28,823,040,363,950,243,840 ") != std::string::npos);  // 32 x 32 x 512 x n (n + 1) / 2
+  // DeepSeek-V3's MLA prefill, decompressed: 61 layers x 128 heads x (2 x 192 + 2 x 128) a pair.
+  const CliResult mla = run({"analyze", "--model", "deepseek-v3", "--context", "10M", "--prompt-len", "10M", "--format", "json"});
+  INFO(mla.err);
+  REQUIRE(mla.code == 0);
+  CHECK(nlohmann::json::parse(mla.out)["flops"]["prefill_breakdown"]["attention_core"].get<double>() ==
+        Approx(61.0 * 128 * 640 * (n * (n + 1) / 2)).epsilon(1e-12));
+  // Every query of a 4096-token window sees at most 4096 keys: 32 layers x 32 heads x 512 per pair.
+  const CliResult window = run({"analyze", "--model", "mistral-7b-v0.1", "--context", "16M", "--prompt-len", "16M",
+                                "--format", "json"});
+  INFO(window.err);
+  REQUIRE(window.code == 0);
+  const double m16 = 16 * 1048576.0, pairs = 4096.0 * 4097 / 2 + (m16 - 4096) * 4096;
+  CHECK(nlohmann::json::parse(window.out)["flops"]["prefill_breakdown"]["attention_core"].get<double>() ==
+        Approx(32.0 * 32 * 512 * pairs).epsilon(1e-12));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"analyze", "--model", "llama-3-70b", "--context", "64M", "--prompt-len", "64M", "--target", "h200-sxm"},
+        {"analyze", "--model", "gemma-2-9b", "--context", "10M", "--prompt-len", "10M", "--sliding-window", "4096"},
+        {"compare", "llama-3-8b", "llama-3-70b", "deepseek-v3", "--context", "10M", "--target", "h200-sxm"},
+        {"compare", "llama-3-8b", "mistral-7b-v0.1", "--context", "10M", "--prompt-len", "10M", "--target", "h200-sxm"},
+        {"recommend", "--model", "llama-3-8b", "--context", "10M", "--target", "h200-sxm"}}) {
+    const CliResult r = run(args);
+    INFO(args[0] << " " << args[2] << ": " << r.err);
+    CHECK((r.code == 0 || r.code == 1));  // an answer (1: nothing fits the memory), never an input error
+    CHECK(!r.out.empty());
+  }
+  // Absurd contexts are still refused, naming the flags: 2^62 tokens, and 5 billion, whose causal pairs
+  // per head pass 2^63.
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--context", "4611686018427387904"},
+                     "--context = 4611686018427387904: out of range");
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--context", "5000000000", "--prompt-len", "5000000000"},
+                     "attention pairs would overflow a 64-bit count; the inputs are too large (--context 5000000000, "
+                     "--prompt-len 5000000000)");
+}
+
+TEST_CASE("calibrate fits a repeated record once and says so", "[cli][hardening][calibration]") {
+  // The fixture's 12 GEMM timings of the H200; the first one repeated 50 times.
+  std::ifstream in(fixture("h200-torch.train.jsonl"));
+  std::vector<std::string> gemm;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"op\": \"gemm\"") != std::string::npos) gemm.push_back(line + "\n");
+  REQUIRE(gemm.size() == 12);
+  std::string copies, repeated, distinct;
+  for (int i = 0; i < 50; ++i) copies += gemm[0];
+  for (const auto& line : gemm) distinct += line;
+  repeated = copies + distinct.substr(gemm[0].size());
+  const std::string out = std::string(MHACFG_BINARY_DIR) + "/hardening-repeated";
+  // 50 copies of one shape are one shape: too few to fit, named with the count.
+  expect_input_error({"calibrate", "--from", temp_file("hardening-copies.jsonl", copies), "--out", out + "-copies.json"},
+                     "records = gemm: need at least 3 distinct shapes to fit an op class, got 1 (50 records: copies of a "
+                     "shape count once)");
+  // With the other 11 shapes: the same fit as the file without the copies, and a note saying so.
+  const CliResult r = run({"calibrate", "--from", temp_file("hardening-repeated.jsonl", repeated), "--out", out + ".json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Merged 49 records repeating another's shape (the same op, shape, dtype, backend and device): each "
+                   "shape is fitted once, at the median of its times, and the leave-one-out error leaves it out whole.") !=
+        std::string::npos);
+  const CliResult d = run({"calibrate", "--from", temp_file("hardening-distinct.jsonl", distinct), "--out", out + "-distinct.json"});
+  REQUIRE(d.code == 0);
+  CHECK(d.out.find("Merged") == std::string::npos);
+  const nlohmann::json a = nlohmann::json::parse(read_text(out + ".json"))["fits"]["gemm"];
+  const nlohmann::json b = nlohmann::json::parse(read_text(out + "-distinct.json"))["fits"]["gemm"];
+  CHECK(a["records"] == 12);
+  CHECK(a == b);
+  // Each shape left out with its copies: a real error (50 copies of one record kept it at 0.0 %).
+  CHECK(a["cross_validation"]["median_ape"].get<double>() > 0.01);
+}
+
+TEST_CASE("an output nobody can write is invalid input, exit 2, as README and docs/security.md say", "[cli][hardening]") {
+  const std::string records = temp_file("hardening-out.jsonl", "{\"op\": \"gemm\", \"m\": 64, \"n\": 64, \"k\": 64}\n");
+  // No file can be made in /proc, by root neither (root writes into a read-only folder).
+  const CliResult proc = run({"predict", "--profile", "h200-sxm", "--in", records, "--out", "/proc/mhacfg-hardening.jsonl"});
+  CHECK(proc.code == 2);
+  CHECK(proc.out.empty());
+  CHECK(proc.err.rfind("mhacfg: error: --out = /proc/mhacfg-hardening.jsonl: cannot write", 0) == 0);
+  // A read-only folder, which only a user other than root cannot write.
+  const std::string dir = std::string(MHACFG_BINARY_DIR) + "/hardening-read-only";
+  ::mkdir(dir.c_str(), 0755);
+  ::chmod(dir.c_str(), 0555);
+  if (::geteuid() == 0) {
+    WARN("skipped the read-only folder: running as root, which writes it");
+  } else {
+    const CliResult ro = run({"calibrate", "--from", fixture("h200-torch.train.jsonl"), "--out", dir + "/profile.json"});
+    CHECK(ro.code == 2);
+    CHECK(ro.err.rfind("mhacfg: error: --out = " + dir + "/profile.json: cannot write", 0) == 0);
+  }
 }

@@ -225,6 +225,35 @@ TEST_CASE("counts that would overflow are input errors", "[counts][errors]") {
   CHECK_THROWS_WITH(count_model(m, w), Catch::Contains("would overflow"));
 }
 
+TEST_CASE("FLOP counts past 2^63 are exact 128-bit integers", "[counts][flops][errors]") {
+  // Llama-3-8B at 10M and 64M tokens (10 x 2^20, 64 x 2^20): 32 layers of 32 query heads of 128, 41,943,040
+  // attention and 3 x 4096 x 14336 FFN weights a layer, vocabulary 128256.
+  const ModelSpec m = fixture("llama-3-8b");
+  for (const std::int64_t n : {10LL << 20, 64LL << 20}) {
+    INFO("tokens " << n);
+    const Workload w = Workload{}.serving(n);
+    const FlopCounts f = count_flops(m, w);
+    const WideCount pairs = WideCount(n) * (n + 1) / 2;  // causal: position p sees p + 1 keys
+    const WideCount core = 32 * WideCount(32) * (2 * 128 + 2 * 128) * pairs;
+    const WideCount projections = 2 * WideCount(n) * 41'943'040 * 32;
+    const WideCount ffn = 2 * WideCount(n) * (3LL * 4096 * 14336) * 32;
+    const WideCount lm_head = 2LL * 4096 * 128256;
+    CHECK(to_string(f.prefill.attention_core) == to_string(core));
+    CHECK(to_string(f.prefill.projections) == to_string(projections));
+    CHECK(to_string(f.prefill.ffn) == to_string(ffn));
+    CHECK(to_string(f.prefill.total) == to_string(core + projections + ffn + lm_head));
+    CHECK(f.prefill.total > WideCount(INT64_MAX));
+    // Decode: one token against n keys, every layer and head.
+    CHECK(to_string(f.decode_per_token.attention_core) == to_string(32 * WideCount(32) * 512 * n));
+  }
+  CHECK(to_string(count_flops(m, Workload{}.serving(10LL << 20)).prefill.attention_core) == "28823040363950243840");
+  // A causal prompt whose pairs per head pass 2^63 (2^33 tokens), or tokens in all that do: input errors.
+  CHECK_THROWS_WITH(count_flops(m, Workload{}.serving(1LL << 33)), "attention pairs would overflow a 64-bit count; the inputs are too large");
+  Workload many = Workload{}.serving(1LL << 31);
+  many.batch = 1LL << 62;
+  CHECK_THROWS_WITH(count_flops(m, many), "FLOP count would overflow a 64-bit count; the inputs are too large");
+}
+
 TEST_CASE("spec validation names the field", "[counts][errors]") {
   ModelSpec m = small();
   m.attention.num_kv_heads = 3;

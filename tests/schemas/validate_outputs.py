@@ -68,7 +68,9 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "nemotron-3-nano-30b-a3b.json"), "--context", "131072", "--target", "h200-sxm-cudnn"],
              ["--hf-config", str(hf / "deepseek-v3.2.json"), "--context", "131072", "--tp", "8", "--weight-dtype", "fp8",
               "--target", "h200-sxm-cudnn"],
-             ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"]):
+             ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"],
+             # FLOP counts past 2^63, written as doubles, are still the schema's integers.
+             ["--hf-config", str(hf / "llama-3-8b.json"), "--context", "10M", "--prompt-len", "10M", "--target", "h200-sxm"]):
     doc = json.loads(run(["analyze", *args, "--format", "json"]))
     analyses.append(doc)
     check("analyze", doc, "analyze " + " ".join(args))

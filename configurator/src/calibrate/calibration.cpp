@@ -61,6 +61,14 @@ std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecor
   return out;
 }
 
+void note_repeated_shapes(const std::vector<MeasurementRecord>& records, std::vector<std::string>& notes) {
+  const std::int64_t n = repeated_shapes(records);
+  if (n > 0)
+    notes.push_back("Merged " + std::to_string(n) + " record" + (n == 1 ? "" : "s") +
+                    " repeating another's shape (the same op, shape, dtype, backend and device): each shape is fitted "
+                    "once, at the median of its times, and the leave-one-out error leaves it out whole.");
+}
+
 std::string profile_for_device(const std::string& device) {
   std::string d;
   for (char c : device) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

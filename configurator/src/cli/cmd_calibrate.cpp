@@ -156,7 +156,6 @@ void check_one_device(const std::vector<MeasurementRecord>& records, const std::
 
 // --from: a profile fitted to imported timings, its spec from --base or the records' device.
 Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<std::string>& notes) {
-  Profile p;
   const auto all = read_records(from, "--from");
   const auto backends = split_commas(a.opt_str("attention-backend").value_or(""));
   check_backends(all, backends);
@@ -167,13 +166,14 @@ Profile fit_imported(const ParsedArgs& a, const std::string& from, std::vector<s
   if (base.empty())
     throw InputError("--base", "(missing)", "records name device \"" + records.front().device +
                                                 "\"; give --base with a profile for its memory and ceilings");
-  p = load_profile(base, "--base");
+  Profile p = load_profile(base, "--base");
   forget_calibration(p);
   p.name = a.opt_str("name").value_or(p.name + "-measured");
   p.provenance = {{"source", "measured"}, {"from", from}, {"attention_backends", backends},
                   {"base", base}, {"fitted_at", utc_timestamp()}, {"tool_version", tool_version()},
                   {"records", records.size()}, {"device", records.front().device}};
   if (!notes.empty()) p.provenance["backend_notes"] = notes;
+  note_repeated_shapes(records, notes);
   fit_profile(p, records);
   for (const std::string& h : a.list("holdout"))
     add_validation(p, select_records(read_records(h, "--holdout"), backends), "held-out records in " + h);

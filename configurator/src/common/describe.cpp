@@ -260,10 +260,15 @@ std::string weights_text(const Workload& w) {
          std::string(to_string(w.ffn_weights())) + ")";
 }
 
+nlohmann::json count_json(WideCount v) {
+  if (fits_int64(v)) return static_cast<std::int64_t>(v);
+  return static_cast<double>(v);
+}
+
 namespace {
 nlohmann::json breakdown_json(const FlopBreakdown& f) {
-  return {{"projections", f.projections}, {"attention_core", f.attention_core}, {"ffn", f.ffn},
-          {"lm_head", f.lm_head}, {"total", f.total}};
+  return {{"projections", count_json(f.projections)}, {"attention_core", count_json(f.attention_core)},
+          {"ffn", count_json(f.ffn)}, {"lm_head", count_json(f.lm_head)}, {"total", count_json(f.total)}};
 }
 }  // namespace
 
@@ -285,8 +290,8 @@ nlohmann::json counts_json(const ModelCounts& c) {
         {"bytes_per_gpu", kv.bytes_per_gpu}, {"state_dtype", std::string(to_string(kv.state_dtype))},
         {"state_bytes_per_layer", kv.state_bytes_per_layer}, {"state_bytes_per_sequence", kv.state_bytes_per_sequence}}},
       {"flops",
-       {{"prefill", c.flops.prefill.total}, {"decode_per_token", c.flops.decode_per_token.total},
-        {"decode_step", c.flops.decode_step}, {"prefill_breakdown", breakdown_json(c.flops.prefill)},
+       {{"prefill", count_json(c.flops.prefill.total)}, {"decode_per_token", count_json(c.flops.decode_per_token.total)},
+        {"decode_step", count_json(c.flops.decode_step)}, {"prefill_breakdown", breakdown_json(c.flops.prefill)},
         {"decode_per_token_breakdown", breakdown_json(c.flops.decode_per_token)}}},
       {"bytes",
        {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},

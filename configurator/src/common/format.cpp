@@ -5,8 +5,8 @@
 
 namespace mhacfg {
 
-std::string fmt_int(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
+std::string fmt_int(WideCount v) {
+  const std::string digits = to_string(v < 0 ? -v : v);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';

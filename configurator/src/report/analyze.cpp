@@ -21,7 +21,7 @@ Table quantity_table(const std::string& title) {
   return t;
 }
 
-void row(Table& t, const std::string& name, std::int64_t v, const std::string& readable, const std::string& note = "") {
+void row(Table& t, const std::string& name, WideCount v, const std::string& readable, const std::string& note = "") {
   t.rows.push_back({name, fmt_int(v), readable, note});
 }
 

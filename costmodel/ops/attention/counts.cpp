@@ -46,14 +46,14 @@ std::int64_t attention_pairs(const AttentionShape& s) {
   return attention_pairs(s.q_len, s.kv_len, s.causal, s.window, s.chunk);
 }
 
-std::int64_t attention_flops(const AttentionShape& s) {
-  const std::int64_t pairs = mul(attention_pairs(s),
-                                 mul(s.batch, s.num_q_heads, "attention FLOPs"), "attention FLOPs");
+WideCount attention_flops(const AttentionShape& s) {
+  const char* what = "attention FLOPs";
+  const WideCount pairs = wide_mul(attention_pairs(s), mul(s.batch, s.num_q_heads, what), what);
   // S = Q K^T : 2 * qk_dim per (query, key) pair per head
-  const std::int64_t qk = mul(2 * s.qk_dim(), pairs, "attention FLOPs");
+  const WideCount qk = wide_mul(mul(2, s.qk_dim(), what), pairs, what);
   // O = P V   : 2 * v_dim per pair per head
-  const std::int64_t pv = mul(2 * s.v_dim(), pairs, "attention FLOPs");
-  return add(qk, pv, "attention FLOPs");
+  const WideCount pv = wide_mul(mul(2, s.v_dim(), what), pairs, what);
+  return wide_add(qk, pv, what);
 }
 
 std::int64_t attention_kv_tokens_read(const AttentionShape& s) {

@@ -4,8 +4,9 @@
 
 namespace mhacfg {
 
-std::int64_t gemm_flops(const GemmShape& g) {
-  return mul(2 * g.m, g.n, g.k, "GEMM FLOPs");  // C[m,n] += A[m,k] B[k,n]
+WideCount gemm_flops(const GemmShape& g) {
+  const char* what = "GEMM FLOPs";
+  return wide_mul(wide_mul(2, g.m, what), mul(g.n, g.k, what), what);  // C[m,n] += A[m,k] B[k,n]
 }
 
 std::int64_t gemm_bytes(const GemmShape& g, DType dtype) {

@@ -12,11 +12,11 @@ std::int64_t indexer_key_bytes(std::int64_t head_dim) {
   return add(head_dim, mul(4, scales, "indexer key bytes"), "indexer key bytes");
 }
 
-std::int64_t indexer_flops(const IndexerShape& s) {
+WideCount indexer_flops(const IndexerShape& s) {
   const char* what = "indexer FLOPs";
-  const std::int64_t pairs = mul(s.batch, attention_pairs(s.q_len, s.kv_len, true, 0), what);
+  const WideCount pairs = wide_mul(s.batch, attention_pairs(s.q_len, s.kv_len, true, 0), what);
   // q_h . k_s for every head: 2 * head_dim per pair per head; sum_h w_h ReLU(.): 2 per pair per head
-  return mul(pairs, mul(2, s.num_heads, add(s.head_dim, 1, what), what), what);
+  return wide_mul(pairs, mul(2, s.num_heads, add(s.head_dim, 1, what), what), what);
 }
 
 std::int64_t indexer_bytes(const IndexerShape& s) {

@@ -20,7 +20,7 @@ IndexerOp IndexerOp::from_json(const JsonFields& f) {
   s.topk = f.require_int("topk");
   if (s.q_len > s.kv_len)
     throw InputError(f.name("q_len"), std::to_string(s.q_len), "must not exceed kv_len = " + std::to_string(s.kv_len));
-  indexer_flops(s);  // overflow-checked
+  narrow(indexer_flops(s), "indexer FLOPs");  // one kernel call: its counts fit 64 bits
   indexer_bytes(s);
   return op;
 }

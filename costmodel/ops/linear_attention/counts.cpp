@@ -21,7 +21,7 @@ std::int64_t LinearAttentionShape::conv_dim() const {
 
 std::int64_t linear_recurrence_products(LinearKind k) { return k == LinearKind::mamba2 ? 2 : 3; }
 
-std::int64_t linear_attention_flops(const LinearAttentionShape& s) {
+WideCount linear_attention_flops(const LinearAttentionShape& s) {
   const char* what = "linear-attention FLOPs";
   // Per token and value head, each state product (S^T k, k delta^T, S^T q; Mamba2: x B^T, h C):
   // 2 * head_k_dim * head_v_dim
@@ -29,7 +29,7 @@ std::int64_t linear_attention_flops(const LinearAttentionShape& s) {
       mul(mul(2 * linear_recurrence_products(s.kind), s.num_v_heads, what), mul(s.head_k_dim, s.head_v_dim, what), what);
   // The depthwise convolution, x[t] . w per channel: 2 * conv_kernel per channel and token
   const std::int64_t conv = mul(2, s.conv_dim(), s.conv_kernel, what);
-  return mul(mul(s.batch, s.q_len, what), add(recurrence, conv, what), what);
+  return wide_mul(mul(s.batch, s.q_len, what), add(recurrence, conv, what), what);
 }
 
 std::int64_t linear_attention_state_elements(const LinearAttentionShape& s) {

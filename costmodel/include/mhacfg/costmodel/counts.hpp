@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/model_spec.hpp"
 #include "mhacfg/costmodel/ops.hpp"
@@ -116,18 +117,19 @@ struct KvCacheCounts {
   std::int64_t state_bytes_per_sequence = 0;  // one sequence, every linear-attention layer
 };
 
+// FLOPs are exact 128-bit counts (WideCount): a 10M-token prefill's attention passes 2^63.
 struct FlopBreakdown {
-  std::int64_t projections = 0;     // Q, K, V, O (and MLA down/up; linear attention's in/out) projections
-  std::int64_t attention_core = 0;  // Q K^T and P V; linear attention's delta rule and convolution
-  std::int64_t ffn = 0;             // dense FFN, experts and router
-  std::int64_t lm_head = 0;
-  std::int64_t total = 0;
+  WideCount projections = 0;     // Q, K, V, O (and MLA down/up; linear attention's in/out) projections
+  WideCount attention_core = 0;  // Q K^T and P V; linear attention's delta rule and convolution
+  WideCount ffn = 0;             // dense FFN, experts and router
+  WideCount lm_head = 0;
+  WideCount total = 0;
 };
 
 struct FlopCounts {
   FlopBreakdown prefill;           // batch x prompt_len tokens; LM head on the last position only
   FlopBreakdown decode_per_token;  // one token of one sequence at KV length `context`
-  std::int64_t decode_step = 0;    // batch x decode_per_token
+  WideCount decode_step = 0;       // batch x decode_per_token
 };
 
 // Minimum bytes moved by one decode step of `batch` sequences: every weight read once, the KV cache
@@ -166,7 +168,7 @@ std::int64_t linear_attention_matmul_weights(const ModelSpec& m);
 // products with the head_k_dim x head_v_dim state (Gated DeltaNet's delta rule: S^T k, the rank-one
 // update k delta^T, S^T q; Mamba2: the update x B^T and the read h C), counted in this recurrent form
 // in prefill too; and the depthwise convolution's multiply-adds.
-std::int64_t linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens);
+WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens);
 // Elements of one sequence's state in one linear-attention layer: the recurrent state and the last
 // conv_kernel - 1 convolution inputs.
 std::int64_t linear_attention_state_elements(const ModelSpec& m);

@@ -43,9 +43,16 @@ struct ErrorStats {
 };
 ErrorStats error_stats(std::vector<double> ape);
 
+// Records of one shape (the same op, shape fields, dtype, backend and device: a copy, or the shape
+// measured again) are one point of a fit: fit_op_class fits each shape once, at the median of its
+// records' times, and leave-one-out leaves the shape out whole. The records (of the classes a fit
+// takes: not attention_block) that repeat an earlier record's shape.
+std::int64_t repeated_shapes(const std::vector<MeasurementRecord>& records);
+
 // Fits one op class. `ceilings` seeds the initial guesses (peak FLOP/s, bandwidth, compute units);
 // `facts` are the CPU kernels' (the profile's cpu_kernel_facts). Throws InputError when there are too
-// few records (fewer than 3).
+// few records (fewer than 3) or too few shapes (fewer than 3 once the copies are merged). `records` of
+// the result counts the shapes.
 OpFit fit_op_class(const std::string& op_class, const std::vector<const MeasurementRecord*>& records,
                    const SpecCeilings& ceilings, bool cross_validate = true, bool warm_cache = false,
                    const CpuKernelFacts& facts = {});

@@ -47,7 +47,10 @@ struct MeasurementRecord {
   // "attention/decode/mla", "gemm", "linear_attention/decode/kda", "indexer/prefill", ...
   OpClass cls() const;
   std::string op_class() const { return cls().to_string(); }
-  // The time model's inputs for this record (attention_block: its attention call's).
+  // The FLOPs of this one kernel call (attention_block: its attention call's): OverflowError when they
+  // pass 64 bits (a model's counts are wide, counts.hpp; one call's are not).
+  std::int64_t flops() const;
+  // The time model's inputs for this record (attention_block: its attention call's); checks flops().
   OpFeatures features(const CpuKernelFacts& facts = {}) const;
 };
 

@@ -24,6 +24,10 @@ std::vector<MeasurementRecord> select_records(const std::vector<MeasurementRecor
                                               const std::vector<std::string>& backends,
                                               std::vector<std::string>* notes = nullptr);
 
+// Adds a line to `notes` saying how many records repeat another's shape (costmodel's repeated_shapes),
+// which the fit takes once; nothing when none do.
+void note_repeated_shapes(const std::vector<MeasurementRecord>& records, std::vector<std::string>& notes);
+
 // The shipped profile whose device the records name ("NVIDIA H200" -> h200-sxm), or empty.
 std::string profile_for_device(const std::string& device);
 

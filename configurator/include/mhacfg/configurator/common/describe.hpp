@@ -25,6 +25,9 @@ void add_component_dtypes(nlohmann::json& j, const Workload& w);
 // "bf16", or with per-component dtypes "bf16 (attention bf16, FFN nvfp4)".
 std::string weights_text(const Workload& w);
 nlohmann::json counts_json(const ModelCounts& c);
+// A wide count (FLOPs) in JSON: an integer when it fits 64 bits (exact), else the nearest double
+// (relative error at most 2^-53).
+nlohmann::json count_json(WideCount v);
 // How many of a prediction's times an output lists: compare's summary, a recommended candidate's
 // (and the breakdown of its attention), or analyze's whole breakdown. Each time is named once, here.
 enum class TimesDetail { summary, candidate, full };

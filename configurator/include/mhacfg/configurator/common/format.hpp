@@ -5,9 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "mhacfg/costmodel/checked.hpp"
+
 namespace mhacfg {
 
-std::string fmt_int(std::int64_t v);                 // 8,030,261,248
+std::string fmt_int(WideCount v);                    // 8,030,261,248 (every digit of a 128-bit count)
 std::string fmt_si(double v, std::string_view unit); // 8.03 G<unit>
 std::string fmt_count(double v);                     // 8.03 B, 525.3 M (parameters, tokens)
 std::string fmt_bytes(double bytes);                 // 128 KiB, 4.00 GiB

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/op_class.hpp"
 #include "mhacfg/costmodel/op_features.hpp"
@@ -58,7 +59,8 @@ std::int64_t attention_pairs(std::int64_t q_len, std::int64_t kv_len, bool causa
 std::int64_t attention_pairs(const AttentionShape& s);
 
 // Matmul FLOPs (a multiply-add is 2) of the attention core: S = Q K^T and O = P V, per query head.
-std::int64_t attention_flops(const AttentionShape& s);
+// Exact and wide (a layer's prefill passes 2^63 at 16M tokens); a record checks its own fit 64 bits.
+WideCount attention_flops(const AttentionShape& s);
 
 // KV positions a query block touches: all kv_len, or only those inside the window or the chunks.
 std::int64_t attention_kv_tokens_read(const AttentionShape& s);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/op_class.hpp"
 #include "mhacfg/costmodel/op_features.hpp"
@@ -21,7 +22,7 @@ struct GemmShape {
   std::int64_t n = 1;
   std::int64_t k = 1;
 };
-std::int64_t gemm_flops(const GemmShape& g);  // 2 * m * n * k
+WideCount gemm_flops(const GemmShape& g);  // 2 * m * n * k, exact and wide
 // A and B read, C written, once each: B (the weights) stored in `dtype` with its scales, A in the
 // dtype the GEMM computes in (compute_dtype), C in gemm_output_dtype.
 std::int64_t gemm_bytes(const GemmShape& g, DType dtype);

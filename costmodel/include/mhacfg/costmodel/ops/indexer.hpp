@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/op_class.hpp"
 #include "mhacfg/costmodel/op_features.hpp"
@@ -32,8 +33,8 @@ struct IndexerShape {
 // Bytes of one cached indexer key: head_dim fp8 values and a 4-byte scale per 128 of them (132 at 128).
 std::int64_t indexer_key_bytes(std::int64_t head_dim);
 // FLOPs of the scores: per (query, visible key) pair, q_h . k for every head (2 x num_heads x head_dim)
-// and the weighted sum over the heads (2 x num_heads). Selecting the top k is not a matmul.
-std::int64_t indexer_flops(const IndexerShape& s);
+// and the weighted sum over the heads (2 x num_heads). Selecting the top k is not a matmul. Exact and wide.
+WideCount indexer_flops(const IndexerShape& s);
 // Minimum bytes moved: every key read once per sequence, the queries and the fp32 head weights read,
 // min(topk, kv_len) int32 indices written per query.
 std::int64_t indexer_bytes(const IndexerShape& s);

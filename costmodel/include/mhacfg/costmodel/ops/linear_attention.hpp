@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
 #include "mhacfg/costmodel/op_class.hpp"
 #include "mhacfg/costmodel/op_features.hpp"
@@ -48,8 +49,8 @@ struct LinearAttentionShape {
 std::int64_t linear_recurrence_products(LinearKind k);
 // FLOPs of the call: per token, the recurrence of every value head and 2 x conv_kernel per
 // convolution channel (gates, norms and the decay's scaling are per-head or per-element work, not
-// counted).
-std::int64_t linear_attention_flops(const LinearAttentionShape& s);
+// counted). Exact and wide.
+WideCount linear_attention_flops(const LinearAttentionShape& s);
 // State elements the call reads and writes: per sequence, every value head's recurrent state and the
 // convolution's last conv_kernel - 1 inputs.
 std::int64_t linear_attention_state_elements(const LinearAttentionShape& s);
