@@ -217,11 +217,24 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"chatglm", parse_chatglm},
       {"glm4_moe_lite", parse_glm4_moe_lite},
       {"nemotron-nas", parse_nemotron_nas},
+      {"mistral3", parse_mistral3},
+      {"qwen2_5_vl", parse_qwen2_5_vl},
+      {"qwen3_vl", parse_qwen3_vl},
+      {"qwen3_vl_moe", parse_qwen3_vl_moe},
   };
   return table;
 }
 
 }  // namespace
+
+void hf::parse_text_config(const JsonFields& t, ModelSpec& m, const std::string& fallback) {
+  const std::string type = t.optional_string("model_type").value_or(fallback);
+  const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
+  if (it == parsers().end())
+    throw InputError(t.name("model_type"), json_value_text(t.at("model_type")),
+                     "a text model mhacfg does not read (docs/models-survey.md lists the types it reads)");
+  it->second(t, m);
+}
 
 const std::vector<std::string_view>& supported_model_types() {
   static const std::vector<std::string_view> names = [] {

@@ -79,7 +79,8 @@ void head_dim_from_hidden(const JsonFields& f, ModelSpec& m);
 // qwen_moe_layers are shared by the Qwen families across them).
 void parse_llama(const JsonFields& f, ModelSpec& m);
 void parse_mistral(const JsonFields& f, ModelSpec& m);
-void qwen_windows(const JsonFields& f, ModelSpec& m);
+// Qwen2's windows: with use_sliding_window, layers from max_window_layers (default `first`: Qwen2Config's 28).
+void qwen_windows(const JsonFields& f, ModelSpec& m, std::int64_t first = 28);
 void parse_qwen2(const JsonFields& f, ModelSpec& m);
 void parse_qwen3(const JsonFields& f, ModelSpec& m);
 void parse_gemma(const JsonFields& f, ModelSpec& m);
@@ -127,5 +128,13 @@ void parse_lfm2(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_moe(const JsonFields& f, ModelSpec& m);
 void parse_falcon_h1(const JsonFields& f, ModelSpec& m);
 void parse_nemotron_nas(const JsonFields& f, ModelSpec& m);
+
+// A wrapper's text_config read as the family its model_type names (`fallback` when it names none),
+// through the table of hf_config.cpp; the vision-language wrappers of hf_vlm.cpp.
+void parse_text_config(const JsonFields& t, ModelSpec& m, const std::string& fallback);
+void parse_mistral3(const JsonFields& f, ModelSpec& m);
+void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf

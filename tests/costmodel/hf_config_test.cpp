@@ -205,7 +205,7 @@ TEST_CASE("a refused model_type names the closest supported types and what the n
   // not assumed to be the same.
   nlohmann::json moe = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-30b-a3b.json", "fixture"));
   moe["model_type"] = "qwen3_5_moe";
-  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen2_moe, qwen3_next; its keys also read "
+  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen3_vl_moe, qwen2_moe; its keys also read "
                                        "as qwen3_moe's, but mhacfg does not assume qwen3_moe's layers;"));
   CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
              Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));
