@@ -321,9 +321,24 @@ std::string unsupported_type_reason(const JsonFields& f, const std::string& type
 
 }  // namespace
 
+namespace {
+
+// model_types whose layers mhacfg cannot model, and why: refused with the reason rather than the nearest
+// types read (docs/models-survey.md).
+constexpr std::pair<const char*, const char*> kRefused[] = {
+    {"minimax",
+     "MiniMax-Text-01's lightning attention (linear attention with a fixed decay per head, a d x d state per head, "
+     "SiLU on q/k/v and a gated, normed output) is none of mhacfg's linear-attention kinds (Gated DeltaNet, "
+     "Mamba2, KDA, short convolutions), so its layers are not modelled; MiniMax-M2 (minimax_m2) is read"},
+};
+
+}  // namespace
+
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
   JsonFields f(config, where);
   const std::string type = f.require_string("model_type");
+  for (const auto& [refused, why] : kRefused)
+    if (type == refused) throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), why);
   const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
   if (it == parsers().end())
     throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), unsupported_type_reason(f, type));

@@ -139,6 +139,9 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::StartsWith("c.json: model_type = \"bert\": unsupported model_type (closest supported: "));
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::Contains("types are read, docs/models-survey.md lists them and the ones refused)"));
+  // A type whose layers mhacfg cannot model is refused with the reason, not the nearest types.
+  CHECK_THAT(err(R"({"model_type": "minimax", "hidden_size": 6144})"),
+             Catch::StartsWith("c.json: model_type = \"minimax\": MiniMax-Text-01's lightning attention"));
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
