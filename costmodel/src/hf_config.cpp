@@ -221,6 +221,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen2_5_vl", parse_qwen2_5_vl},
       {"qwen3_vl", parse_qwen3_vl},
       {"qwen3_vl_moe", parse_qwen3_vl_moe},
+      {"afmoe", parse_afmoe},
   };
   return table;
 }

@@ -136,5 +136,6 @@ void parse_mistral3(const JsonFields& f, ModelSpec& m);
 void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
+void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 
 }  // namespace mhacfg::hf
