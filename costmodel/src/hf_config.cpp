@@ -221,11 +221,25 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"hunyuan_v1_moe", parse_hunyuan_v1_moe},
       {"dots1", parse_dots1},
       {"ministral3", parse_ministral3},
+      {"mistral3", parse_mistral3},
+      {"qwen2_5_vl", parse_qwen2_5_vl},
+      {"qwen3_vl", parse_qwen3_vl},
+      {"qwen3_vl_moe", parse_qwen3_vl_moe},
+      {"afmoe", parse_afmoe},
   };
   return table;
 }
 
 }  // namespace
+
+void hf::parse_text_config(const JsonFields& t, ModelSpec& m, const std::string& fallback) {
+  const std::string type = t.optional_string("model_type").value_or(fallback);
+  const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
+  if (it == parsers().end())
+    throw InputError(t.name("model_type"), json_value_text(t.at("model_type")),
+                     "a text model mhacfg does not read (docs/models-survey.md lists the types it reads)");
+  it->second(t, m);
+}
 
 const std::vector<std::string_view>& supported_model_types() {
   static const std::vector<std::string_view> names = [] {
@@ -312,9 +326,24 @@ std::string unsupported_type_reason(const JsonFields& f, const std::string& type
 
 }  // namespace
 
+namespace {
+
+// model_types whose layers mhacfg cannot model, and why: refused with the reason rather than the nearest
+// types read (docs/models-survey.md).
+constexpr std::pair<const char*, const char*> kRefused[] = {
+    {"minimax",
+     "MiniMax-Text-01's lightning attention (linear attention with a fixed decay per head, a d x d state per head, "
+     "SiLU on q/k/v and a gated, normed output) is none of mhacfg's linear-attention kinds (Gated DeltaNet, "
+     "Mamba2, KDA, short convolutions), so its layers are not modelled; MiniMax-M2 (minimax_m2) is read"},
+};
+
+}  // namespace
+
 ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& where) {
   JsonFields f(config, where);
   const std::string type = f.require_string("model_type");
+  for (const auto& [refused, why] : kRefused)
+    if (type == refused) throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), why);
   const auto it = std::find_if(parsers().begin(), parsers().end(), [&](const auto& p) { return p.first == type; });
   if (it == parsers().end())
     throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), unsupported_type_reason(f, type));

@@ -79,7 +79,8 @@ void head_dim_from_hidden(const JsonFields& f, ModelSpec& m);
 // qwen_moe_layers are shared by the Qwen families across them).
 void parse_llama(const JsonFields& f, ModelSpec& m);
 void parse_mistral(const JsonFields& f, ModelSpec& m);
-void qwen_windows(const JsonFields& f, ModelSpec& m);
+// Qwen2's windows: with use_sliding_window, layers from max_window_layers (default `first`: Qwen2Config's 28).
+void qwen_windows(const JsonFields& f, ModelSpec& m, std::int64_t first = 28);
 void parse_qwen2(const JsonFields& f, ModelSpec& m);
 void parse_qwen3(const JsonFields& f, ModelSpec& m);
 void parse_gemma(const JsonFields& f, ModelSpec& m);
@@ -134,5 +135,14 @@ void parse_hunyuan_v1_moe(const JsonFields& f, ModelSpec& m);
 void parse_dots1(const JsonFields& f, ModelSpec& m);
 // hf_ministral3.cpp
 void parse_ministral3(const JsonFields& f, ModelSpec& m);
+
+// A wrapper's text_config read as the family its model_type names (`fallback` when it names none),
+// through the table of hf_config.cpp; the vision-language wrappers of hf_vlm.cpp.
+void parse_text_config(const JsonFields& t, ModelSpec& m, const std::string& fallback);
+void parse_mistral3(const JsonFields& f, ModelSpec& m);
+void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
+void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 
 }  // namespace mhacfg::hf

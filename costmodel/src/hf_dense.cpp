@@ -34,12 +34,12 @@ void parse_mistral(const JsonFields& f, ModelSpec& m) {
 }
 
 // Qwen2/Qwen3: windows only when use_sliding_window, and then on layers >= max_window_layers.
-void qwen_windows(const JsonFields& f, ModelSpec& m) {
+void qwen_windows(const JsonFields& f, ModelSpec& m, std::int64_t first_default) {
   const bool use = f.optional_bool("use_sliding_window", false);
   const std::int64_t window = use ? window_key(f, "sliding_window", 4096) : 0;
   if (apply_layer_types(f, m, window)) return;
   if (window > 0) {
-    const std::int64_t first = f.optional_int("max_window_layers", false).value_or(28);
+    const std::int64_t first = f.optional_int("max_window_layers", false).value_or(first_default);
     for (std::int64_t i = first; i < m.num_layers(); ++i)
       m.layers[static_cast<std::size_t>(i)].span = Span::window(window);
   }

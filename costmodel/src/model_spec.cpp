@@ -26,7 +26,16 @@ std::string_view to_string(NormKind k) {
   }
   return "rmsnorm";
 }
-std::string_view to_string(VisionKind k) { return k == VisionKind::siglip ? "siglip" : "llama4"; }
+std::string_view to_string(VisionKind k) {
+  switch (k) {
+  case VisionKind::siglip: return "siglip";
+  case VisionKind::llama4: return "llama4";
+  case VisionKind::pixtral: return "pixtral";
+  case VisionKind::qwen2_5_vl: return "qwen2_5_vl";
+  case VisionKind::qwen3_vl: return "qwen3_vl";
+  }
+  return "siglip";
+}
 
 AttentionVariant parse_variant(std::string_view name, const std::string& field) {
   for (auto v : {AttentionVariant::mha, AttentionVariant::gqa, AttentionVariant::mqa, AttentionVariant::mla})
@@ -213,14 +222,26 @@ void validate_vision(const VisionSpec& v) {
   require_positive(v.intermediate, "vision_config.intermediate_size");
   require_positive(v.layers, "vision_config.num_hidden_layers");
   require_positive(v.channels, "vision_config.num_channels");
-  require_positive(v.image_size, "vision_config.image_size");
+  const bool qwen = v.kind == VisionKind::qwen2_5_vl || v.kind == VisionKind::qwen3_vl;
+  if (!qwen) require_positive(v.image_size, "vision_config.image_size");  // the Qwen kinds have none
   require_positive(v.patch_size, "vision_config.patch_size");
   if (v.kind == VisionKind::llama4) {
     require_positive(v.projector_input_dim, "vision_config.projector_input_dim");
     require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
     require_positive(v.output_dim, "vision_config.vision_output_dim");
   }
-  if (v.patch_size > v.image_size)
+  if (v.kind == VisionKind::pixtral || qwen)  // Mistral 3 names it at the top level, Qwen in vision_config
+    require_positive(v.merge, qwen ? "vision_config.spatial_merge_size" : "spatial_merge_size");
+  if (v.kind == VisionKind::pixtral) require_positive(v.feature_layers, "vision_feature_layer");
+  if (qwen) {
+    require_positive(v.temporal_patch, "vision_config.temporal_patch_size");
+    require_positive(v.out_hidden, "vision_config.out_hidden_size");
+  }
+  if (v.kind == VisionKind::qwen3_vl) {
+    require_positive(v.positions, "vision_config.num_position_embeddings");
+    require_non_negative(v.deepstack, "vision_config.deepstack_visual_indexes");
+  }
+  if (!qwen && v.patch_size > v.image_size)
     throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
                      "must not exceed image_size = " + std::to_string(v.image_size));
 }

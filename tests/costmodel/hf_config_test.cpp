@@ -146,6 +146,9 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::StartsWith("c.json: model_type = \"bert\": unsupported model_type (closest supported: "));
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::Contains("types are read, docs/models-survey.md lists them and the ones refused)"));
+  // A type whose layers mhacfg cannot model is refused with the reason, not the nearest types.
+  CHECK_THAT(err(R"({"model_type": "minimax", "hidden_size": 6144})"),
+             Catch::StartsWith("c.json: model_type = \"minimax\": MiniMax-Text-01's lightning attention"));
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");
@@ -212,7 +215,7 @@ TEST_CASE("a refused model_type names the closest supported types and what the n
   // not assumed to be the same.
   nlohmann::json moe = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-30b-a3b.json", "fixture"));
   moe["model_type"] = "qwen3_5_moe";
-  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen2_moe, qwen3_next; its keys also read "
+  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen3_vl_moe, qwen2_moe; its keys also read "
                                        "as qwen3_moe's, but mhacfg does not assume qwen3_moe's layers;"));
   CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
              Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));

@@ -19,7 +19,7 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 88> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 94> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
@@ -82,6 +82,7 @@ constexpr std::array<std::pair<const char*, const char*>, 88> kSources = {{
     {"minimax-m2.7", "MiniMaxAI/MiniMax-M2.7"},
     {"mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1"},
     {"mistral-7b-v0.3", "mistralai/Mistral-7B-v0.3"},
+    {"mistral-small-3.1-24b-instruct-2503", "mistralai/Mistral-Small-3.1-24B-Instruct-2503"},
     {"mixtral-8x7b-v0.1", "mistralai/Mixtral-8x7B-v0.1"},
     {"nemotron-3-nano-30b-a3b", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"},
     {"nvidia-nemotron-nano-9b-v2", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"},
@@ -99,15 +100,20 @@ constexpr std::array<std::pair<const char*, const char*>, 88> kSources = {{
     {"qwen2-0.5b", "Qwen/Qwen2-0.5B"},
     {"qwen2-57b-a14b", "Qwen/Qwen2-57B-A14B"},
     {"qwen2.5-7b", "Qwen/Qwen2.5-7B"},
+    {"qwen2.5-vl-7b-instruct", "Qwen/Qwen2.5-VL-7B-Instruct"},
     {"qwen3-0.6b", "Qwen/Qwen3-0.6B"},
     {"qwen3-235b-a22b", "Qwen/Qwen3-235B-A22B"},
     {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B"},
     {"qwen3-8b", "Qwen/Qwen3-8B"},
     {"qwen3-next-80b-a3b", "Qwen/Qwen3-Next-80B-A3B-Instruct"},
+    {"qwen3-vl-235b-a22b-instruct", "Qwen/Qwen3-VL-235B-A22B-Instruct"},
+    {"qwen3-vl-30b-a3b-instruct", "Qwen/Qwen3-VL-30B-A3B-Instruct"},
+    {"qwen3-vl-8b-instruct", "Qwen/Qwen3-VL-8B-Instruct"},
     {"seed-oss-36b-instruct", "ByteDance-Seed/Seed-OSS-36B-Instruct"},
     {"smollm3-3b", "HuggingFaceTB/SmolLM3-3B"},
     {"starcoder2-15b", "bigcode/starcoder2-15b"},
     {"starcoder2-3b", "bigcode/starcoder2-3b"},
+    {"trinity-nano-preview", "arcee-ai/Trinity-Nano-Preview"},
 }};
 
 // Other names of one preset: the name it had before it carried its version (Mixtral 8x7B has one

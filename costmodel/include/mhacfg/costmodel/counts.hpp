@@ -73,7 +73,7 @@ struct ParamCounts {
   std::int64_t norms = 0;      // per-layer and final norms
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
-  std::int64_t vision = 0;     // vision encoder + projector (Gemma 3 multimodal), not part of total
+  std::int64_t vision = 0;     // vision encoder + projector (vision_params), not part of total
   // Of total: what every GPU holds whole under tensor parallelism, as vLLM and SGLang shard (their
   // ReplicatedLinear and plain norm weights): a sparse model's indexers, MLA's down-projections (q_a_proj,
   // kv_a_proj_with_mqa) with their norms and biases, the routers and the norms.
@@ -83,6 +83,10 @@ struct ParamCounts {
   std::int64_t kv_projection = 0;
   std::int64_t kv_heads = 0;
 };
+
+// A multimodal checkpoint's vision encoder and its projector into the language model (VisionSpec's
+// kinds; 0 without one): counts_vision.cpp.
+std::int64_t vision_params(const ModelSpec& m);
 
 // Weight bytes one GPU holds to serve the model under tp: the replicated parameters whole, the K/V
 // projections split over min(tp, kv_heads), the rest split evenly; the main model, plus a multimodal

@@ -226,16 +226,26 @@ struct NormSpec {
   bool final_norm = true;
 };
 
-// A multimodal checkpoint's vision encoder and its projector into the language model. Both kinds are
-// pre-norm ViT layers (two LayerNorms, q/k/v/o and a two-layer MLP, all with biases) over patches.
-// - siglip (Gemma 3): a patch convolution with a bias, learned positions, a final LayerNorm,
-//   optionally SigLIP's attention-pooling head; then an RMSNorm over the image embedding and a
-//   hidden x d_model projection.
-// - llama4 (Llama 4): a patch linear without a bias, a class embedding, learned positions for the
-//   patches and the class token, LayerNorms before and after the layers; the pixel-shuffle adapter
-//   (intermediate -> projector_input_dim -> projector_output_dim, no biases); then an output_dim x
-//   d_model projection without a bias.
-enum class VisionKind { siglip, llama4 };
+// A multimodal checkpoint's vision encoder and its projector into the language model. Every kind is
+// pre-norm ViT layers (two norms, attention over q/k/v/o and an MLP) over patches.
+// - siglip (Gemma 3): LayerNorms, q/k/v/o and a two-layer MLP with biases; a patch convolution with a
+//   bias, learned positions, a final LayerNorm, optionally SigLIP's attention-pooling head; then an
+//   RMSNorm over the image embedding and a hidden x d_model projection.
+// - llama4 (Llama 4): siglip's layers; a patch linear without a bias, a class embedding, learned
+//   positions for the patches and the class token, LayerNorms before and after the layers; the
+//   pixel-shuffle adapter (intermediate -> projector_input_dim -> projector_output_dim, no biases); then
+//   an output_dim x d_model projection without a bias.
+// - pixtral (Mistral 3): RMSNorms, q/k/v/o and a gated MLP without biases, a patch convolution without a
+//   bias and an RMSNorm before the layers (2D RoPE: no position parameters); Mistral 3's projector: an
+//   RMSNorm, the patch merger ((merge^2 x hidden) -> hidden, no bias), then (feature_layers x hidden) ->
+//   d_model and d_model -> d_model, with biases when projector_bias.
+// - qwen2_5_vl (Qwen2.5-VL): RMSNorms, a fused qkv and a proj with biases, a gated MLP with biases, a
+//   Conv3d patch embedding (temporal_patch x patch x patch, no bias); the merger: an RMSNorm, then
+//   (merge^2 x hidden) -> the same width -> out_hidden, with biases.
+// - qwen3_vl (Qwen3-VL): LayerNorms, the fused qkv and proj, a plain MLP with biases, the Conv3d with a
+//   bias, `positions` learned position embeddings; the merger with a LayerNorm over hidden, and
+//   `deepstack` more mergers whose LayerNorm is over the merged (merge^2 x hidden) width.
+enum class VisionKind { siglip, llama4, pixtral, qwen2_5_vl, qwen3_vl };
 std::string_view to_string(VisionKind k);
 
 struct VisionSpec {
@@ -244,12 +254,19 @@ struct VisionSpec {
   std::int64_t intermediate = 0;
   std::int64_t layers = 0;
   std::int64_t channels = 0;
-  std::int64_t image_size = 0;
+  std::int64_t image_size = 0;  // 0 for the Qwen kinds (no fixed image size)
   std::int64_t patch_size = 0;
   bool pooling_head = false;  // siglip
   std::int64_t projector_input_dim = 0;   // llama4
   std::int64_t projector_output_dim = 0;  // llama4
   std::int64_t output_dim = 0;            // llama4: the projector's input width
+  std::int64_t merge = 0;                 // pixtral, qwen: merge x merge patches become one token
+  std::int64_t feature_layers = 0;        // pixtral: the encoder layers the projector concatenates
+  bool projector_bias = false;            // pixtral
+  std::int64_t temporal_patch = 0;        // qwen: frames per patch
+  std::int64_t out_hidden = 0;            // qwen: the merger's output width
+  std::int64_t positions = 0;             // qwen3_vl: learned position embeddings
+  std::int64_t deepstack = 0;             // qwen3_vl: deepstack mergers
 };
 
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
