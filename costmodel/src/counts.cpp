@@ -229,40 +229,6 @@ std::int64_t kv_projection_params_per_layer(const ModelSpec& m) {
   return add(k, mul(add(m.d_model, a.v_bias ? 1 : 0, kParams), a.num_kv_heads, a.v_head_dim, kParams), kParams);
 }
 
-// A vision encoder and its projector into d_model: SigLIP's (transformers' SiglipVisionTransformer) with
-// Gemma 3's projector, or Llama 4's (Llama4VisionModel and Llama4MultiModalProjector).
-std::int64_t vision_params(const ModelSpec& m) {
-  const VisionSpec& v = m.extra.vision;
-  if (v.hidden == 0) return 0;
-  const std::int64_t h = v.hidden, f = v.intermediate;
-  const std::int64_t side = v.image_size / v.patch_size;
-  const std::int64_t linear = add(mul(h, h, kParams), h, kParams);                   // h x h with a bias
-  const std::int64_t mlp = add(mul(2, h, f, kParams), add(f, h, kParams), kParams);  // fc1 and fc2 with biases
-  const std::int64_t norm = mul(2, h, kParams);                                      // a LayerNorm
-  // Per layer: q, k, v, o, two LayerNorms and the MLP.
-  const std::int64_t layer = add(add(mul(4, linear, kParams), mul(2, norm, kParams), kParams), mlp, kParams);
-  const std::int64_t layers = mul(v.layers, layer, kParams);
-  const std::int64_t patch_weights = mul(mul(v.channels, v.patch_size, v.patch_size, kParams), h, kParams);
-  if (v.kind == VisionKind::llama4) {
-    // The patch linear (no bias), class_embedding, positional_embedding_vlm (patches + the class token),
-    // layernorm_pre and layernorm_post.
-    const std::int64_t stem = add(add(patch_weights, h, kParams),
-                                  add(mul(add(mul(side, side, kParams), 1, kParams), h, kParams), mul(2, norm, kParams), kParams),
-                                  kParams);
-    // The pixel-shuffle adapter's fc1 (intermediate -> projector_input_dim) and fc2, then linear_1.
-    const std::int64_t adapter = add(mul(f, v.projector_input_dim, kParams),
-                                     mul(v.projector_output_dim, v.projector_output_dim, kParams), kParams);
-    return add(add(stem, layers, kParams), add(adapter, mul(v.output_dim, m.d_model, kParams), kParams), kParams);
-  }
-  const std::int64_t patch_conv = add(patch_weights, h, kParams);
-  const std::int64_t positions = mul(mul(side, side, kParams), h, kParams);
-  std::int64_t p = add(add(patch_conv, positions, kParams), add(layers, norm, kParams), kParams);
-  // The pooling head: a probe, nn.MultiheadAttention (in_proj 3h x h and out_proj, with biases), a
-  // LayerNorm and an MLP.
-  if (v.pooling_head) p = add(p, add(add(h, mul(4, linear, kParams), kParams), add(norm, mlp, kParams), kParams), kParams);
-  // Gemma3MultiModalProjector: mm_soft_emb_norm (an RMSNorm over h) and mm_input_projection (h x d_model).
-  return add(p, add(h, mul(h, m.d_model, kParams), kParams), kParams);
-}
 }  // namespace
 
 static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {

@@ -26,7 +26,14 @@ std::string_view to_string(NormKind k) {
   }
   return "rmsnorm";
 }
-std::string_view to_string(VisionKind k) { return k == VisionKind::siglip ? "siglip" : "llama4"; }
+std::string_view to_string(VisionKind k) {
+  switch (k) {
+    case VisionKind::siglip: return "siglip";
+    case VisionKind::llama4: return "llama4";
+    case VisionKind::qwen3_vl: return "qwen3_vl";
+  }
+  return "siglip";
+}
 
 AttentionVariant parse_variant(std::string_view name, const std::string& field) {
   for (auto v : {AttentionVariant::mha, AttentionVariant::gqa, AttentionVariant::mqa, AttentionVariant::mla})
@@ -213,6 +220,15 @@ void validate_vision(const VisionSpec& v) {
   require_positive(v.intermediate, "vision_config.intermediate_size");
   require_positive(v.layers, "vision_config.num_hidden_layers");
   require_positive(v.channels, "vision_config.num_channels");
+  if (v.kind == VisionKind::qwen3_vl) {  // dynamic resolution: no image_size
+    require_positive(v.patch_size, "vision_config.patch_size");
+    require_positive(v.temporal_patch, "vision_config.temporal_patch_size");
+    require_positive(v.spatial_merge, "vision_config.spatial_merge_size");
+    require_positive(v.num_positions, "vision_config.num_position_embeddings");
+    require_positive(v.out_hidden, "vision_config.out_hidden_size");
+    require_non_negative(v.deepstack_mergers, "vision_config.deepstack_visual_indexes");
+    return;
+  }
   require_positive(v.image_size, "vision_config.image_size");
   require_positive(v.patch_size, "vision_config.patch_size");
   if (v.kind == VisionKind::llama4) {

@@ -108,8 +108,16 @@ nlohmann::json linear_attention_json(const LinearAttentionSpec& la) {
 
 nlohmann::json vision_json(const VisionSpec& v) {
   nlohmann::json vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
-                       {"layers", v.layers}, {"num_channels", v.channels}, {"image_size", v.image_size},
-                       {"patch_size", v.patch_size}};
+                       {"layers", v.layers}, {"num_channels", v.channels}, {"patch_size", v.patch_size}};
+  if (v.kind == VisionKind::qwen3_vl) {  // dynamic resolution: no image_size
+    vj["temporal_patch_size"] = v.temporal_patch;
+    vj["spatial_merge_size"] = v.spatial_merge;
+    vj["num_position_embeddings"] = v.num_positions;
+    vj["out_hidden_size"] = v.out_hidden;
+    vj["deepstack_mergers"] = v.deepstack_mergers;
+    return vj;
+  }
+  vj["image_size"] = v.image_size;
   if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
   if (v.kind == VisionKind::llama4) {
     vj["projector_input_dim"] = v.projector_input_dim;

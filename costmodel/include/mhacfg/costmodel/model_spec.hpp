@@ -235,7 +235,12 @@ struct NormSpec {
 //   patches and the class token, LayerNorms before and after the layers; the pixel-shuffle adapter
 //   (intermediate -> projector_input_dim -> projector_output_dim, no biases); then an output_dim x
 //   d_model projection without a bias.
-enum class VisionKind { siglip, llama4 };
+// - qwen3_vl (Qwen3-VL, Qwen3.5): a patch Conv3d over temporal_patch x patch x patch (with a bias),
+//   num_positions learned positions (interpolated to the image), no final norm; the patch merger
+//   (LayerNorm over hidden, then spatial_merge^2 x hidden -> the same -> out_hidden, with biases), and
+//   Qwen3-VL's DeepStack mergers (the same, their LayerNorm after the merge), deepstack_mergers of them.
+//   Dynamic resolution: no image_size.
+enum class VisionKind { siglip, llama4, qwen3_vl };
 std::string_view to_string(VisionKind k);
 
 struct VisionSpec {
@@ -250,6 +255,11 @@ struct VisionSpec {
   std::int64_t projector_input_dim = 0;   // llama4
   std::int64_t projector_output_dim = 0;  // llama4
   std::int64_t output_dim = 0;            // llama4: the projector's input width
+  std::int64_t temporal_patch = 0;        // qwen3_vl: frames per patch
+  std::int64_t spatial_merge = 0;         // qwen3_vl: patches merged per side into one token
+  std::int64_t num_positions = 0;         // qwen3_vl: rows of the learned position table
+  std::int64_t out_hidden = 0;            // qwen3_vl: the merger's output width
+  std::int64_t deepstack_mergers = 0;     // qwen3_vl
 };
 
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
