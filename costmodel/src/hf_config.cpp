@@ -217,6 +217,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"chatglm", parse_chatglm},
       {"glm4_moe_lite", parse_glm4_moe_lite},
       {"nemotron-nas", parse_nemotron_nas},
+      {"qwen3_5", parse_qwen3_5},
+      {"qwen3_5_text", parse_qwen3_5_text},
+      {"qwen3_5_moe", parse_qwen3_5_moe},
+      {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
   };
   return table;
 }
@@ -266,8 +270,8 @@ std::string config_sizes(const JsonFields& f) {
   return given;
 }
 
-// Edit distance between two model_types, less half their common prefix: qwen3_5_moe is nearest
-// qwen3_moe, glm4_moe_lite nearest glm4_moe.
+// Edit distance between two model_types, less half their common prefix: qwen3_omni_moe is nearest
+// qwen3_5_moe, glm4_moe_lite_v2 nearest glm4_moe_lite.
 std::size_t type_distance(const std::string& a, std::string_view b) {
   std::string lower(a);
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
