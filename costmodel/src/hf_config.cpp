@@ -221,6 +221,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_5_text", parse_qwen3_5_text},
       {"qwen3_5_moe", parse_qwen3_5_moe},
       {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
+      {"vaultgemma", parse_vaultgemma},
   };
   return table;
 }

@@ -142,6 +142,8 @@ void parse_lfm2(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_moe(const JsonFields& f, ModelSpec& m);
 void parse_falcon_h1(const JsonFields& f, ModelSpec& m);
 void parse_nemotron_nas(const JsonFields& f, ModelSpec& m);
+// hf_dense_2025.cpp
+void parse_vaultgemma(const JsonFields& f, ModelSpec& m);
 // hf_qwen3_5.cpp
 void parse_qwen3_5_text(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5_moe_text(const JsonFields& f, ModelSpec& m);

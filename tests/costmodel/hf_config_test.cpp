@@ -101,6 +101,7 @@ TEST_CASE("published parameter counts of every family", "[hf_config][counts]") {
       // Qwen3.5: the language models; the vision towers and MTP layers are in the qwen3_5 tests.
       {"qwen3.5-0.8b", 752'393'024},  // tied head counted once
       {"qwen3.5-35b-a3b", 34'660'610'688},
+      {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
   };
   for (const auto& c : cases) {
     INFO(c.file);
