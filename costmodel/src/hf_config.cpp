@@ -226,6 +226,11 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_vl", parse_qwen3_vl},
       {"qwen3_vl_moe", parse_qwen3_vl_moe},
       {"afmoe", parse_afmoe},
+      {"qwen3_5", parse_qwen3_5},
+      {"qwen3_5_text", parse_qwen3_5_text},
+      {"qwen3_5_moe", parse_qwen3_5_moe},
+      {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
+      {"vaultgemma", parse_vaultgemma},
   };
   return table;
 }
@@ -284,8 +289,8 @@ std::string config_sizes(const JsonFields& f) {
   return given;
 }
 
-// Edit distance between two model_types, less half their common prefix: qwen3_5_moe is nearest
-// qwen3_moe, glm4_moe_lite nearest glm4_moe.
+// Edit distance between two model_types, less half their common prefix: qwen3_omni_moe is nearest
+// qwen3_5_moe, glm4_moe_lite_v2 nearest glm4_moe_lite.
 std::size_t type_distance(const std::string& a, std::string_view b) {
   std::string lower(a);
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

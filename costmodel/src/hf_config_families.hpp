@@ -75,6 +75,11 @@ void vit_sizes(const JsonFields& v, VisionSpec& vs, const VisionSpec& d);
 // Head widths fixed at hidden_size / heads, whatever the file says (GPT-NeoX, Phi, Cohere2 compute it).
 void head_dim_from_hidden(const JsonFields& f, ModelSpec& m);
 
+// Multi-token-prediction layers after the main stack, under `key` (DeepSeek-V3 and GLM-4.5 ship 1 as
+// num_nextn_predict_layers; Qwen3.5 as mtp_num_hidden_layers). More than the model has layers is no
+// checkpoint's, only a typo or an attack on the counts.
+std::int64_t mtp_layers(const JsonFields& f, const ModelSpec& m, const char* key = "num_nextn_predict_layers");
+
 // The families' parsers, by file: hf_dense.cpp, hf_moe.cpp, hf_hybrid.cpp (qwen_windows and
 // qwen_moe_layers are shared by the Qwen families across them).
 void parse_llama(const JsonFields& f, ModelSpec& m);
@@ -120,6 +125,16 @@ void parse_olmoe(const JsonFields& f, ModelSpec& m);
 void parse_ernie4_5(const JsonFields& f, ModelSpec& m);
 void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m);
 void parse_minimax_m2(const JsonFields& f, ModelSpec& m);
+// Qwen3-Next's layers (hf_hybrid.cpp), which Qwen3.5 shares: Gated DeltaNet linear attention beside
+// gated softmax attention, named by layer_types (else every full_attention_interval-th layer, default 4,
+// softmax, the rest linear). Softmax layers: head_dim heads, q/k norms over head_dim, q_proj twice as
+// wide for the output gate, biases with attention_bias. Linear layers: linear_num_key_heads (16) and
+// linear_num_value_heads (32) of linear_key_head_dim and linear_value_head_dim (128), a convolution of
+// linear_conv_kernel_dim (4). The sizes' defaults in `d`; the FFNs are the caller's.
+void qwen_next_layers(const JsonFields& f, ModelSpec& m, FamilyDefaults d);
+// Their experts: Qwen2-MoE's (num_experts of moe_intermediate_size, 512; top num_experts_per_tok) on the
+// layers qwen_moe_layers places them, with a gated shared expert of shared_expert_intermediate_size (512).
+void qwen_next_experts(const JsonFields& f, ModelSpec& m, std::int64_t experts, std::int64_t top_k);
 void parse_qwen3_next(const JsonFields& f, ModelSpec& m);
 void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m);
 void parse_nemotron_h(const JsonFields& f, ModelSpec& m);
@@ -144,5 +159,12 @@ void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
 void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
+// hf_dense_2025.cpp
+void parse_vaultgemma(const JsonFields& f, ModelSpec& m);
+// hf_qwen3_5.cpp
+void parse_qwen3_5_text(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_5_moe_text(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_5(const JsonFields& f, ModelSpec& m);
+void parse_qwen3_5_moe(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf

@@ -72,16 +72,7 @@ void lfm2_common(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
 
 }  // namespace
 
-// Qwen3NextConfig (Qwen3-Next): a hybrid of Gated DeltaNet linear attention and gated softmax
-// attention. layer_types (else: every full_attention_interval-th layer, default 4, has softmax attention,
-// the rest linear) names each layer. Softmax layers: 16 heads of 256, 2 KV heads, q/k norms over
-// head_dim, q_proj twice as wide for the output gate, biases with attention_bias. Linear layers: 16 key
-// heads and 32 value heads of 128, a convolution of 4. Qwen2-MoE's experts (512 of 512, top 10) with a
-// gated shared expert of shared_expert_intermediate_size (512), on every layer by default; untied.
-// The checkpoints' mtp.* weights (Qwen3-Next-80B-A3B: one module) are not in the config or the model.
-void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
-  FamilyDefaults d{256, false, 2};
-  d.hidden = 2048, d.layers = 48, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+void qwen_next_layers(const JsonFields& f, ModelSpec& m, FamilyDefaults d) {
   parse_llama_like(f, m, d);
   attention_bias(f, m, false);
   m.attention.qk_norm = true;
@@ -97,10 +88,23 @@ void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < m.layers.size(); ++i)
       m.layers[i].mixer = linear_if(static_cast<std::int64_t>(i + 1) % interval != 0);
   }
-  qwen_moe_layers(f, m, 512, 512, 10);
+}
+
+void qwen_next_experts(const JsonFields& f, ModelSpec& m, std::int64_t experts, std::int64_t top_k) {
+  qwen_moe_layers(f, m, experts, 512, top_k);
   m.moe.num_shared_experts = 1;
   m.moe.shared_ffn_dim = int_or(f, "shared_expert_intermediate_size", 512);
   m.moe.shared_gate = true;
+}
+
+// Qwen3NextConfig (Qwen3-Next): qwen_next_layers with 16 heads of 256 and 2 KV heads; the experts of
+// qwen_next_experts (512, top 10) on every layer by default; untied. The checkpoints' mtp.* weights
+// (Qwen3-Next-80B-A3B: one module) are not in the config or the model.
+void parse_qwen3_next(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{256, false, 2};
+  d.hidden = 2048, d.layers = 48, d.heads = 16, d.ffn = 5632, d.vocab = 151936;
+  qwen_next_layers(f, m, d);
+  qwen_next_experts(f, m, 512, 10);
 }
 
 // GraniteMoeHybridConfig (Granite 4.0, 4.0-H): layer_types names each layer "mamba" (Mamba2) or

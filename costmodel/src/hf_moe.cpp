@@ -92,20 +92,12 @@ void parse_gpt_oss(const JsonFields& f, ModelSpec& m) {
     for (std::size_t i = 0; i < m.layers.size(); i += 2) m.layers[i].span = Span::window(window);
 }
 
-namespace {
-
-// num_nextn_predict_layers: multi-token-prediction layers after the main stack (DeepSeek-V3 and
-// GLM-4.5 ship 1). More than the model has layers is no checkpoint's, only a typo or an attack on the
-// counts.
-std::int64_t mtp_layers(const JsonFields& f, const ModelSpec& m) {
-  const std::int64_t n = f.optional_int("num_nextn_predict_layers", false).value_or(0);
+std::int64_t mtp_layers(const JsonFields& f, const ModelSpec& m, const char* key) {
+  const std::int64_t n = f.optional_int(key, false).value_or(0);
   if (n > m.num_layers())
-    throw InputError(f.name("num_nextn_predict_layers"), int_text(n),
-                     "more than the model's " + int_text(m.num_layers()) + " layers");
+    throw InputError(f.name(key), int_text(n), "more than the model's " + int_text(m.num_layers()) + " layers");
   return n;
 }
-
-}  // namespace
 
 // DeepseekV2Config / DeepseekV3Config. A missing key takes the class default (V3's are DeepSeek-V3's
 // own: q_lora_rank 1536, 256 routed experts of 2048, 1 shared, top 8, the first 3 layers dense; V2's

@@ -23,6 +23,8 @@ TEST_CASE("compare shows the modules outside the total when a model has them", "
   CHECK(extra.find("419.8 M vision") != std::string::npos);
   CHECK(extra.find(" mtp") != std::string::npos);
   CHECK(extra.find('%') == std::string::npos);
+  // A Qwen3.5 checkpoint carries both: its vision tower (100,592,896) and MTP layer (20,452,864).
+  CHECK(run({"compare", "qwen3.5-0.8b", "llama-3-8b"}).out.find("121.0 M vision + mtp") != std::string::npos);
   const CliResult without = run({"compare", "llama-3-8b", "mistral-7b-v0.1"});
   CHECK(without.out.find("params extra") == std::string::npos);
 }

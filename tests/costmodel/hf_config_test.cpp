@@ -101,6 +101,10 @@ const PublishedTotal kPublishedTotals[] = {
     {"glm-4.7-flash", 31'221'488'576 - 643'706'112 - 2LL * 154'880 * 2048 - 47 * 64},
     {"hunyuan-a13b-instruct", 80'393'183'232},  // tied head counted once
     {"dots.llm1.base", 142'774'381'696},  // the Hub's total: the router's bias is stored
+    // Qwen3.5: the language models; the vision towers and MTP layers are in the qwen3_5 tests.
+    {"qwen3.5-0.8b", 752'393'024},  // tied head counted once
+    {"qwen3.5-35b-a3b", 34'660'610'688},
+    {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
 };
 
 }  // namespace
@@ -211,12 +215,13 @@ TEST_CASE("a refused model_type names the closest supported types and what the n
     }
     return std::string("no error");
   };
-  // A Qwen3.5 MoE file lists the Qwen MoEs first; read as qwen3_moe its keys would do, but the layers are
-  // not assumed to be the same.
+  // A Qwen3-Omni MoE file (qwen3_omni_moe) lists the Qwen MoEs first; read as qwen3_5_moe its keys would
+  // do, but the layers are not assumed to be the same.
   nlohmann::json moe = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-30b-a3b.json", "fixture"));
-  moe["model_type"] = "qwen3_5_moe";
-  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_moe, qwen3_vl_moe, qwen2_moe; its keys also read "
-                                       "as qwen3_moe's, but mhacfg does not assume qwen3_moe's layers;"));
+  moe["model_type"] = "qwen3_omni_moe";
+  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_5_moe, qwen3_moe, qwen2_moe; "
+                                       "its keys also read as qwen3_5_moe's, but mhacfg does not assume qwen3_5_moe's "
+                                       "layers;"));
   CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
              Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));
   // A file without the nearest family's keys is told the first one it lacks.

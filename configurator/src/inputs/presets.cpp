@@ -19,7 +19,7 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 94> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 97> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
@@ -109,11 +109,14 @@ constexpr std::array<std::pair<const char*, const char*>, 94> kSources = {{
     {"qwen3-vl-235b-a22b-instruct", "Qwen/Qwen3-VL-235B-A22B-Instruct"},
     {"qwen3-vl-30b-a3b-instruct", "Qwen/Qwen3-VL-30B-A3B-Instruct"},
     {"qwen3-vl-8b-instruct", "Qwen/Qwen3-VL-8B-Instruct"},
+    {"qwen3.5-0.8b", "Qwen/Qwen3.5-0.8B"},
+    {"qwen3.5-35b-a3b", "Qwen/Qwen3.5-35B-A3B"},
     {"seed-oss-36b-instruct", "ByteDance-Seed/Seed-OSS-36B-Instruct"},
     {"smollm3-3b", "HuggingFaceTB/SmolLM3-3B"},
     {"starcoder2-15b", "bigcode/starcoder2-15b"},
     {"starcoder2-3b", "bigcode/starcoder2-3b"},
     {"trinity-nano-preview", "arcee-ai/Trinity-Nano-Preview"},
+    {"vaultgemma-1b", "google/vaultgemma-1b"},
 }};
 
 // Other names of one preset: the name it had before it carried its version (Mixtral 8x7B has one

@@ -96,13 +96,15 @@ Table side_by_side(const std::vector<Column>& cols, const std::vector<ModelSpec>
       [](const Column& c) { return fmt_count(double(c.counts.params.total)); });
   row("params active", [](const Column& c) { return double(c.counts.params.active); },
       [](const Column& c) { return fmt_count(double(c.counts.params.active)); });
-  // Modules outside the total (DeepSeek-V3's MTP, Gemma 3's vision encoder), when any model has them.
+  // Modules outside the total (DeepSeek-V3's MTP, Gemma 3's vision encoder, Qwen3.5's both), when any model
+  // has them.
   if (std::any_of(cols.begin(), cols.end(), [](const Column& c) { return c.counts.params.mtp + c.counts.params.vision > 0; }))
     row("params extra", [](const Column&) { return std::nan(""); },  // different modules: no delta
         [](const Column& c) {
           const ParamCounts& p = c.counts.params;
           if (p.mtp + p.vision == 0) return std::string("0");
-          return fmt_count(double(p.mtp + p.vision)) + (p.vision ? " vision" : " mtp");
+          const char* which = p.vision && p.mtp ? " vision + mtp" : p.vision ? " vision" : " mtp";
+          return fmt_count(double(p.mtp + p.vision)) + which;
         });
   row("KV per token", [](const Column& c) { return double(c.counts.kv_cache.bytes_per_token); },
       [](const Column& c) { return fmt_bytes(double(c.counts.kv_cache.bytes_per_token)); });

@@ -163,6 +163,9 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w);
 
 // Parameters of one layer's attention block.
 std::int64_t attention_params_per_layer(const ModelSpec& m);
+// A multimodal checkpoint's vision encoder and its projector into d_model (0 without one):
+// ParamCounts::vision.
+std::int64_t vision_params(const ModelSpec& m);
 // Parameters of one linear-attention layer's block (0 without linear attention).
 std::int64_t linear_attention_params_per_layer(const ModelSpec& m);
 // Matmul weights of one linear-attention layer's projections: in_proj_qkvz, in_proj_ba, out_proj
