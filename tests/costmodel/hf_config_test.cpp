@@ -215,12 +215,12 @@ TEST_CASE("a refused model_type names the closest supported types and what the n
     }
     return std::string("no error");
   };
-  // A Qwen3-Omni MoE file (qwen3_omni_moe) lists the Qwen MoEs first; read as qwen3_5_moe its keys would
+  // A Qwen3-Omni MoE file (qwen3_omni_moe) lists the Qwen MoEs first; read as qwen3_vl_moe its keys would
   // do, but the layers are not assumed to be the same.
   nlohmann::json moe = nlohmann::json::parse(read_file(std::string(MHACFG_FIXTURES_DIR) + "/hf/qwen3-30b-a3b.json", "fixture"));
   moe["model_type"] = "qwen3_omni_moe";
-  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_5_moe, qwen3_moe, qwen2_moe; "
-                                       "its keys also read as qwen3_5_moe's, but mhacfg does not assume qwen3_5_moe's "
+  CHECK_THAT(err(moe), Catch::Contains("unsupported model_type (closest supported: qwen3_vl_moe, qwen3_5_moe, qwen3_moe; "
+                                       "its keys also read as qwen3_vl_moe's, but mhacfg does not assume qwen3_vl_moe's "
                                        "layers;"));
   CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
              Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));
