@@ -124,6 +124,7 @@ namespace {
 struct RecordTimings {
   std::vector<double> calls;       // every timed call, in seconds
   std::vector<double> round_best;  // the fastest call of each round
+  double last_s = 0;               // its last timing's wall time: preparation, warm-up and calls
   // Whether its two fastest rounds agree within `agree`.
   bool settled(double agree) const {
     std::vector<double> v = round_best;
@@ -137,7 +138,7 @@ Measurement summary(const RecordTimings& t) {
   Measurement m;
   m.backend = kCpuBackend;
   m.device = cpu_device_name();
-  if (t.calls.empty()) return m;  // never timed
+  if (t.calls.empty()) return m;  // never timed (the cap came first): repetitions 0
   const std::vector<double>& v = t.calls;
   m.time_ms = *std::min_element(v.begin(), v.end()) * 1e3;
   m.median_ms = detail::quantile(v, 0.5) * 1e3;
@@ -180,6 +181,7 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const auto time_one = [&](std::size_t i) {
+    const double t0 = elapsed();
     const std::function<void()> call = kept[i] ? kept[i] : detail::prepare_cpu_call(rs[i], o.threads, &shared);
     // Warm-up (caches and branch state back after the other records ran); its time sizes the round:
     // single calls, each timed alone, for at least min_time_s (1 to 64 calls).
@@ -191,18 +193,22 @@ std::vector<Measurement> measure_cpu_rounds(const std::vector<MeasurementRecord>
     RecordTimings& r = timings[i];
     r.calls.insert(r.calls.end(), t.per_call_s.begin(), t.per_call_s.end());
     r.round_best.push_back(*std::min_element(t.per_call_s.begin(), t.per_call_s.end()));
+    r.last_s = elapsed() - t0;
   };
+  // The cap (o.max_s): no timing starts past it, nor one whose record's last timing would end past it.
+  const auto capped = [&](std::size_t i) { return o.max_s > 0 && elapsed() + timings[i].last_s > o.max_s; };
   const int max_rounds = std::max(o.repetitions, o.max_repetitions > 0 ? o.max_repetitions : 3 * o.repetitions);
   std::size_t done = 0, total = rs.size() * static_cast<std::size_t>(o.repetitions);
   for (int round = 0; round < max_rounds; ++round) {
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < rs.size(); ++i)
-      if ((round < o.repetitions || !timings[i].settled(o.agree))) todo.push_back(i);
+      if ((round < o.repetitions || !timings[i].settled(o.agree)) && !capped(i)) todo.push_back(i);
     if (todo.empty()) break;
     const bool extra = round >= o.repetitions;
     if (extra) total = done + todo.size();
     for (std::size_t i : todo) {
       if (extra && o.budget_s > 0 && elapsed() > o.budget_s) break;
+      if (capped(i)) continue;
       if (progress) progress(done++, total, i);
       time_one(i);
     }

@@ -142,6 +142,31 @@ TEST_CASE("interleaved rounds time every record and settle or stop at the cap", 
   CHECK(calls <= 8);
 }
 
+TEST_CASE("past the measuring cap no timing starts: records not reached come back unmeasured",
+          "[kernels][cpu][bench]") {
+  BenchOptions o = quick();
+  o.threads = 1;
+  o.max_s = 1e-9;  // passed before the first timing
+  std::size_t timings = 0;
+  const auto count = [&](std::size_t, std::size_t, std::size_t) { ++timings; };
+  for (const Measurement& m : measure_cpu_rounds({gemm_record(8, 64, 64), gemm_record(16, 32, 32)}, o, count)) {
+    CHECK(m.repetitions == 0);
+    CHECK(m.calls == 0);
+    CHECK(m.backend == "mhacfg-cpu");
+  }
+  CHECK(timings == 0);
+  // A cap far below 1000 rounds of timings of at least min_time_s each: every record gets its first
+  // round (it starts at once), none gets all of them.
+  o.repetitions = 1000;
+  o.min_time_s = 0.005;
+  o.max_s = 0.2;
+  for (const Measurement& m : measure_cpu_rounds({gemm_record(8, 64, 64), gemm_record(16, 32, 32)}, o)) {
+    CHECK(m.repetitions >= 1);
+    CHECK(m.repetitions < 1000);
+    CHECK(m.time_ms > 0);
+  }
+}
+
 TEST_CASE("a run's read-only inputs are views of one arena sized for its largest record", "[kernels][cpu][bench]") {
   const MeasurementRecord longer = attention(Phase::decode, 1, 4096, DType::fp32);
   const MeasurementRecord shorter = attention(Phase::decode, 1, 1024, DType::fp32);

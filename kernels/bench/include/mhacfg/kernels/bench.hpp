@@ -25,6 +25,10 @@ struct BenchOptions {
   double agree = 0.03;
   int max_repetitions = 0;
   double budget_s = 0;
+  // CPU and CUDA: a cap on the measuring, in seconds (0: none). No timing starts once it has passed,
+  // nor (CPU) one whose record's previous timing would end past it; a record never timed comes back with
+  // repetitions 0. A timing already started runs to its end.
+  double max_s = 0;
   int device = 0;            // CUDA device ordinal
 };
 
@@ -47,7 +51,7 @@ struct Measurement {
   double time_ms = 0;      // the statistic above, per call
   double median_ms = 0;    // median of the timed calls (CPU) or of the allocations' medians (CUDA)
   double spread = 0;       // CPU: (p75 - p25) / median of the calls; CUDA: (max - min) / median of the allocations
-  int repetitions = 0;     // CPU: rounds; CUDA: allocations (fresh workloads)
+  int repetitions = 0;     // CPU: rounds; CUDA: allocations (fresh workloads); 0: not measured (BenchOptions::max_s)
   int calls = 0;           // timed calls in all
   std::string statistic;   // "min" or "median": what time_ms is
   std::string backend;     // e.g. "mhacfg-cpu", "mhacfg-cuda", "cublas"
