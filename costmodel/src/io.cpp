@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <new>
@@ -215,21 +216,21 @@ Target resolve_target(const std::string& requested, const std::string& field) {
   return t;
 }
 
-void write_fd(int fd, const std::string& content, const Target& t, const std::string& field) {
-  for (std::size_t done = 0; done < content.size();) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+void write_fd(int fd, const char* data, std::size_t size, const Target& t, const std::string& field) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) write_failed(field, t.requested, "error while writing");
     done += static_cast<std::size_t>(n);
   }
 }
 
-// Writes through (appending: a redirect's earlier contents stay).
-void write_direct(const Target& t, const std::string& content, const std::string& field) {
+// Writes through (appending: a redirect's earlier contents stay): `write_all(fd)` writes the content.
+void write_direct(const Target& t, const std::function<void(int)>& write_all, const std::string& field) {
   const int fd = ::open(t.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
   try {
-    write_fd(fd, content, t, field);
+    write_all(fd);
   } catch (...) {
     ::close(fd);
     throw;
@@ -259,10 +260,9 @@ void remove_temp(std::string& name) {
   name.clear();
 }
 
-// The new content beside the target in a temporary file with the target's permissions and owner (new
-// targets: 0666 less the umask).
-std::string write_temp(const Target& t, const std::string& content, const std::string& field) {
-  std::string name;
+// A new temporary file `name` beside the target with the target's permissions and owner (new targets:
+// 0666 less the umask); its descriptor.
+int open_temp(const Target& t, std::string& name, const std::string& field) {
   const int fd = make_temp(folder_of(t.path), name, t.requested, field);
   mode_t mode = t.mode;
   if (!t.exists) {
@@ -270,22 +270,46 @@ std::string write_temp(const Target& t, const std::string& content, const std::s
     ::umask(mask);
     mode = 0666 & ~mask;
   }
+  if (::fchmod(fd, mode) != 0) {
+    const int e = errno;
+    ::close(fd);
+    remove_temp(name);
+    errno = e;
+    throw InputError(field, t.requested, "cannot write: " + errno_text());
+  }
+  if (t.exists) (void)::fchown(fd, t.uid, t.gid);  // only root may; others keep the file as theirs
+  return fd;
+}
+
+// Closes a written temporary file; a failure (a full disk seen at close) removes it.
+void close_temp(int fd, std::string& name, const Target& t, const std::string& field) {
+  if (::close(fd) == 0) return;
+  const int e = errno;
+  remove_temp(name);
+  errno = e;
+  write_failed(field, t.requested, "error while writing");
+}
+
+// The new content beside the target in a temporary file (open_temp).
+std::string write_temp(const Target& t, const std::string& content, const std::string& field) {
+  std::string name;
+  const int fd = open_temp(t, name, field);
   try {
-    if (::fchmod(fd, mode) != 0) throw InputError(field, t.requested, "cannot write: " + errno_text());
-    if (t.exists) (void)::fchown(fd, t.uid, t.gid);  // only root may; others keep the file as theirs
-    write_fd(fd, content, t, field);
+    write_fd(fd, content.data(), content.size(), t, field);
   } catch (...) {
     ::close(fd);
     remove_temp(name);
     throw;
   }
-  if (::close(fd) != 0) {
-    const int e = errno;
-    remove_temp(name);
-    errno = e;
-    write_failed(field, t.requested, "error while writing");
-  }
+  close_temp(fd, name, t, field);
   return name;
+}
+
+// Renames a complete temporary file over its target (signals held by the caller).
+void rename_temp(std::string& temp, const Target& t, const std::string& field) {
+  if (std::rename(temp.c_str(), t.path.c_str()) != 0) write_failed(field, t.requested, "cannot replace");
+  untrack_temp_file(temp);
+  temp.clear();
 }
 
 void check_finite(const nlohmann::json& j) {
@@ -352,12 +376,12 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
     const SignalsHeld held;
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (targets[i].direct) {
-        write_direct(targets[i], files[i].second, field);
+        const std::string& content = files[i].second;
+        const auto write_all = [&](int fd) { write_fd(fd, content.data(), content.size(), targets[i], field); };
+        write_direct(targets[i], write_all, field);
         continue;
       }
-      if (std::rename(temps[i].c_str(), targets[i].path.c_str()) != 0) write_failed(field, targets[i].requested, "cannot replace");
-      untrack_temp_file(temps[i]);
-      temps[i].clear();
+      rename_temp(temps[i], targets[i], field);
     }
   } catch (...) {
     unlock();
@@ -369,6 +393,59 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
 
 void write_file_atomic(const std::string& path, const std::string& content, const std::string& field) {
   write_files_atomic({{path, content}}, field);
+}
+
+// A file target, resolved at the first piece; `direct` targets spool, the others write their temporary.
+struct StreamedOutput::File {
+  Target target;
+  std::string temp;
+  int fd = -1;
+  std::string pending;  // pieces gathered into writes of about a MiB
+};
+
+StreamedOutput::StreamedOutput(std::ostream& out) : out_(&out) {}
+
+StreamedOutput::StreamedOutput(const std::string& path, const std::string& field) : path_(path), field_(field) {}
+
+StreamedOutput::~StreamedOutput() {
+  if (file_ && file_->fd >= 0) ::close(file_->fd);
+  if (file_) remove_temp(file_->temp);
+}
+
+void StreamedOutput::write(const std::string& text) {
+  if (!out_ && !file_) {
+    file_ = std::make_unique<File>();
+    file_->target = resolve_target(path_, field_);
+    if (!file_->target.direct) file_->fd = open_temp(file_->target, file_->temp, field_);
+  }
+  if (out_ || file_->target.direct) return spool_.append(text);
+  std::string& pending = file_->pending;
+  pending += text;
+  if (pending.size() < (std::size_t{1} << 20)) return;
+  write_fd(file_->fd, pending.data(), pending.size(), file_->target, field_);
+  pending.clear();
+}
+
+void StreamedOutput::commit() {
+  if (out_) {
+    spool_.drain([&](const char* data, std::size_t size) { out_->write(data, static_cast<std::streamsize>(size)); });
+    return;
+  }
+  if (!file_) write("");  // nothing written: the file is replaced by an empty one
+  File& f = *file_;
+  if (f.target.direct) {
+    const auto write_all = [&](int fd) {
+      spool_.drain([&](const char* data, std::size_t size) { write_fd(fd, data, size, f.target, field_); });
+    };
+    write_direct(f.target, write_all, field_);
+    return;
+  }
+  write_fd(f.fd, f.pending.data(), f.pending.size(), f.target, field_);
+  const int fd = f.fd;
+  f.fd = -1;
+  close_temp(fd, f.temp, f.target, field_);
+  const SignalsHeld held;
+  rename_temp(f.temp, f.target, field_);
 }
 
 }  // namespace mhacfg

@@ -6,6 +6,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
+#include "mhacfg/costmodel/streams.hpp"
 
 namespace mhacfg {
 
@@ -117,15 +118,25 @@ nlohmann::json record_to_json(const MeasurementRecord& r) {
   return j;
 }
 
+namespace {
+
+// Line `lineno` of `name` as a record (false for a blank line, which is skipped).
+bool record_of_line(const std::string& line, const std::string& name, std::int64_t lineno, MeasurementRecord& r) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return false;
+  const std::string where = name + ":" + std::to_string(lineno);
+  r = parse_record(parse_json(line, where), where);
+  r.where = where;
+  return true;
+}
+
+}  // namespace
+
 std::vector<MeasurementRecord> read_records(std::istream& in, const std::string& name) {
   std::vector<MeasurementRecord> out;
   std::string line;
-  for (int lineno = 1; std::getline(in, line); ++lineno) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = name + ":" + std::to_string(lineno);
-    out.push_back(parse_record(parse_json(line, where), where));
-    out.back().where = where;
-  }
+  MeasurementRecord r;
+  for (std::int64_t lineno = 1; std::getline(in, line); ++lineno)
+    if (record_of_line(line, name, lineno, r)) out.push_back(std::move(r));
   return out;
 }
 
@@ -134,6 +145,21 @@ std::vector<MeasurementRecord> read_records(const std::string& path, const std::
   auto records = read_records(in, path);
   if (records.empty()) throw InputError(field, path, "holds no records");
   return records;
+}
+
+std::int64_t for_each_record(const std::string& path, const std::string& field,
+                             const std::function<void(MeasurementRecord&)>& each) {
+  LineReader in(path, field);
+  std::string line;
+  MeasurementRecord r;
+  std::int64_t count = 0;
+  for (std::int64_t lineno = 1; in.next(line); ++lineno)
+    if (record_of_line(line, path, lineno, r)) {
+      each(r);
+      ++count;
+    }
+  if (count == 0) throw InputError(field, path, "holds no records");
+  return count;
 }
 
 void write_records(const std::string& path, const std::vector<nlohmann::json>& lines) {

@@ -266,3 +266,37 @@ TEST_CASE("bench --check-machine writes its probe into each record and validate 
   CHECK(vj["machine_check"]["probe_source"] == "measured with the records by bench --check-machine");
   CHECK(vj["machine_check"]["gemm_ratio"].get<double>() == Approx(rec["machine_probe"]["gemm_flop_per_s"].get<double>() / 1e11));
 }
+
+TEST_CASE("bench --max-seconds leaves out the records it cannot measure in time and says which", "[device][cli]") {
+  // The middle GEMM (1.1 TFLOP) is predicted by the shipped one-thread CPU profile at seconds a call:
+  // with a 5-second cap it is not started. The run is announced first: 15 rounds of it come to minutes.
+  const std::string big = R"({"op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "fp32"})"
+                          "\n";
+  const std::string in = write("capped.jsonl", kGemm + big + kGemm);
+  const std::string out = scratch("capped-out.jsonl");
+  const CliResult r = run({"bench", "--device", "cpu", "--in", in, "--out", out, "--max-seconds", "5"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.empty());
+  std::istringstream lines(slurp(out));
+  int written = 0;
+  for (std::string l; std::getline(lines, l); ++written) {
+    const auto j = nlohmann::json::parse(l);
+    CHECK(j["m"] == 4);
+    CHECK(j["time_ms"].get<double>() > 0);
+    CHECK(j["repetitions"].get<int>() >= 1);
+  }
+  CHECK(written == 2);
+  CHECK(r.err.find("mhacfg bench: measuring 3 record(s) will take about ") == 0);
+  CHECK(r.err.find("; the longest, " + in + ":2, gemm, about ") != std::string::npos);
+  CHECK(r.err.find("; --max-seconds 5 stops it sooner\n") != std::string::npos);
+  CHECK(r.err.find("\nmhacfg bench: --max-seconds 5: 1 of 3 record(s) not measured, left out of the output: " + in +
+                   ":2 (predicted ") != std::string::npos);
+  // A run estimated short says nothing; --max-seconds must be a positive number of seconds.
+  const CliResult quiet = run({"bench", "--device", "cpu", "--in", write("one.jsonl", kGemm), "--repetitions", "1"});
+  REQUIRE(quiet.code == 0);
+  CHECK(quiet.err.empty());
+  const CliResult bad = run({"bench", "--device", "cpu", "--in", in, "--max-seconds", "0"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err == "mhacfg: error: --max-seconds = 0: must be between 0.01 and 10000000.00\n");
+}

@@ -10,6 +10,7 @@
 #include "mhacfg/configurator/inputs/engines.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
+#include "mhacfg/costmodel/streams.hpp"
 
 namespace mhacfg {
 
@@ -27,7 +28,16 @@ Profile required_profile(const FlagValues& f, const std::string& command) {
 
 }  // namespace
 
-bool serving_input(const std::string& path, const std::string& field) { return is_serving_text(read_file(path, field)); }
+// Decided by the first line that is not blank (LineReader: a file of kernel records is not read whole);
+// a first line that does not close its object (a pretty-printed vLLM result) needs the whole text.
+bool serving_input(const std::string& path, const std::string& field) {
+  LineReader in(path, field);
+  std::string line;
+  while (in.next(line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      return is_serving_text(line.find('}') != std::string::npos ? line : read_file(path, field));
+  return false;
+}
 
 MappedRecords map_serving_records(const FlagValues& a, const std::string& path, const std::string& field) {
   MappedRecords m;
@@ -69,19 +79,25 @@ Report validate_report(const FlagValues& f, const ProfileAdjust& adjust) {
   return report;
 }
 
-std::vector<nlohmann::json> predict_lines(const FlagValues& f, const ProfileAdjust& adjust) {
+std::int64_t predict_each(const FlagValues& f, const std::function<void(nlohmann::json&&)>& each,
+                          const ProfileAdjust& adjust) {
   const std::string in = required_in(f, "predict", "RECORDS.jsonl");
   if (serving_input(in, "--in")) {
     const MappedRecords m = map_serving_records(f, in, "--in");
     const std::vector<ServingPrediction> preds = predict_cases(m.cases);
-    std::vector<nlohmann::json> lines;
-    for (std::size_t i = 0; i < m.cases.size(); ++i) lines.push_back(serving_prediction_json(m.cases[i], preds[i]));
-    return lines;
+    for (std::size_t i = 0; i < m.cases.size(); ++i) each(serving_prediction_json(m.cases[i], preds[i]));
+    return static_cast<std::int64_t>(m.cases.size());
   }
   const Profile loaded = required_profile(f, "predict");
-  const auto records = read_records(in);
-  const Profile p = adjust ? adjust(loaded, records) : loaded;
-  return predict_records(Predictor(p), records);
+  const Profile p = adjust ? adjust(loaded, {}) : loaded;
+  const Predictor predictor(p);
+  return for_each_record(in, "--in", [&](const MeasurementRecord& r) { each(predict_record(predictor, r)); });
+}
+
+std::vector<nlohmann::json> predict_lines(const FlagValues& f, const ProfileAdjust& adjust) {
+  std::vector<nlohmann::json> lines;
+  predict_each(f, [&](nlohmann::json&& j) { lines.push_back(std::move(j)); }, adjust);
+  return lines;
 }
 
 }  // namespace mhacfg

@@ -91,19 +91,15 @@ Prediction predicted(const Predictor& p, const MeasurementRecord& r) {
 }
 }  // namespace
 
-std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vector<MeasurementRecord>& records) {
-  std::vector<nlohmann::json> out;
-  for (const auto& r : records) {
-    const Prediction pr = predicted(p, r);
-    nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
-    j["predicted_ms"] = pr.time_ms;
-    // A narrow dtype's GEMM predicted from the 16-bit fit is a transfer too, of dtype not device.
-    const bool narrow = !pr.basis.dtype_transferred_ops.empty() && pr.basis.kind == BasisKind::measured;
-    j["predicted_basis"] = narrow ? "transferred" : to_string(pr.basis.kind);
-    if (pr.extrapolated) j["extrapolated"] = true;
-    out.push_back(std::move(j));
-  }
-  return out;
+nlohmann::json predict_record(const Predictor& p, const MeasurementRecord& r) {
+  const Prediction pr = predicted(p, r);
+  nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
+  j["predicted_ms"] = pr.time_ms;
+  // A narrow dtype's GEMM predicted from the 16-bit fit is a transfer too, of dtype not device.
+  const bool narrow = !pr.basis.dtype_transferred_ops.empty() && pr.basis.kind == BasisKind::measured;
+  j["predicted_basis"] = narrow ? "transferred" : to_string(pr.basis.kind);
+  if (pr.extrapolated) j["extrapolated"] = true;
+  return j;
 }
 
 std::vector<ClassError> validate_records(const Predictor& p, const std::vector<MeasurementRecord>& measured) {

@@ -1,14 +1,8 @@
-// `mhacfg calibrate` and `bench`: the calibration loop (predict and validate: cmd_records.cpp).
-#include <unistd.h>
-
+// `mhacfg calibrate`: the calibration loop (`bench`: cmd_bench.cpp; predict and validate: cmd_records.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
-#include <iostream>
 #include <optional>
-#include <sstream>
-#include <thread>
 
 #include "mhacfg/configurator/calibrate/device_bench.hpp"
 #include "mhacfg/configurator/calibrate/calibration.hpp"
@@ -22,89 +16,13 @@
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/json_fields.hpp"
 #include "mhacfg/costmodel/machine_probe.hpp"
+#include "measuring.hpp"
 #include "serving_commands.hpp"
 #include "mhacfg/configurator/api/requests.hpp"
 
 namespace mhacfg {
 
 namespace {
-
-
-// One thread unless asked: on shared 2-vCPU machines two threads made run-to-run timings vary by
-// 8.5 % (median over decode shapes) against 2.3 % with one, too much noise for a 5 % model.
-kernels::BenchOptions bench_options(const ParsedArgs& a) {
-  kernels::BenchOptions o;
-  o.threads = 1;
-  auto bounded = [&](const char* key, std::int64_t most) -> std::optional<int> {
-    const auto v = a.opt_int(key);
-    if (v && *v > most) throw InputError(std::string("--") + key, std::to_string(*v), "must be at most " + std::to_string(most));
-    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-  };
-  if (auto v = bounded("threads", 1024)) o.threads = *v;
-  if (auto v = bounded("repetitions", 1000)) o.repetitions = *v;
-  if (auto v = a.opt_str("min-time")) o.min_time_s = parse_double("--min-time", *v, 0.0, 60.0);
-  return o;
-}
-
-// Progress on stderr, only when it is a terminal.
-struct Progress {
-  bool on = ::isatty(2) != 0;
-  void step(std::size_t i, std::size_t n, const std::string& what) const {
-    if (on) std::cerr << "\r[" << i << "/" << n << "] " << what << "\033[K" << std::flush;
-  }
-  void done() const {
-    if (on) std::cerr << "\r\033[K" << std::flush;
-  }
-};
-
-std::string where(const std::string& file, std::size_t i) { return file + " record " + std::to_string(i + 1); }
-
-// Measures records (all checked for support first). CPU: interleaved rounds (measure_cpu_rounds),
-// time_ms the fastest call; CUDA: one harness call per record, time_ms the median of its flushed,
-// event-timed calls. time_spread is (p75 - p25) / median of the timed calls.
-// A machine probe of one round (~17 ms) every kProbeEvery timings (each >= min_time_s), spread through a
-// run's rounds: on a shared machine whose speed moves within seconds, a probe before and after alone can
-// miss the phase the records saw.
-constexpr std::size_t kProbeEvery = 50;
-
-std::vector<MeasurementRecord> measure_records(const DeviceChoice& d, const std::vector<MeasurementRecord>& in,
-                                               const std::string& name, const kernels::BenchOptions& o,
-                                               std::vector<MachineProbe>* probes = nullptr) {
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const std::string why = unsupported_reason(d, in[i]);
-    if (!why.empty())
-      throw InputError(in[i].where.empty() ? where(name, i) : in[i].where, json_value_text(in[i].json),
-                       "no " + d.label + " kernel supports it: " + why);
-  }
-  const Progress progress;
-  const auto step = [&](std::size_t done, std::size_t total, std::size_t i) {
-    if (probes && done % kProbeEvery == 0) probes->push_back(probe_machine(d, o, 1));
-    progress.step(done + 1, total, in[i].op_class());
-  };
-  const std::vector<kernels::Measurement> ms = measure_rounds(d, in, o, step);
-  progress.done();
-  std::vector<MeasurementRecord> out;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const kernels::Measurement& m = ms[i];
-    MeasurementRecord r = in[i];
-    r.time_ms = m.time_ms;
-    r.backend = m.backend;
-    r.device = m.device;
-    nlohmann::json j = r.json.is_object() && !r.json.empty() ? r.json : record_to_json(r);
-    j["time_ms"] = m.time_ms;
-    j["time_statistic"] = m.statistic;
-    j["time_median_ms"] = m.median_ms;
-    j["time_spread"] = m.spread;
-    j["repetitions"] = m.repetitions;
-    j["calls"] = m.calls;
-    j["backend"] = r.backend;
-    j["device"] = r.device;
-    if (!d.cuda) j["threads"] = o.threads;
-    r.json = std::move(j);
-    out.push_back(std::move(r));
-  }
-  return out;
-}
 
 // A base profile lends its spec, kernel list and name; a calibration it carries (fits, validation,
 // measured ceilings) described other timings and is dropped before the new one is fitted.
@@ -133,12 +51,6 @@ void print_summary(const Profile& p, const std::string& path, Format format, std
   Report r = profile_summary_report(p, path);
   for (const auto& n : extra_notes) r.notes.push_back(n);
   render(r, format, out);
-}
-
-std::vector<nlohmann::json> json_lines(const std::vector<MeasurementRecord>& rs) {
-  std::vector<nlohmann::json> out;
-  for (const auto& r : rs) out.push_back(r.json);
-  return out;
 }
 
 // One profile describes one device: records that name two (a merged file) would be fitted into one
@@ -328,43 +240,6 @@ Profile calibrate_on_device(const ParsedArgs& a, std::vector<std::string>& notes
 }
 
 }  // namespace
-
-int cmd_bench(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description d("mhacfg bench: measure records with the project's kernels");
-  d.add_options()("device", po::value<std::string>(), "cpu, cuda or cuda:N (default cpu)")
-      ("in", po::value<std::string>(), "shapes: measurement records, time_ms optional (JSON Lines)")
-      ("out", po::value<std::string>(), "measured records (JSON Lines); default stdout")
-      ("threads", po::value<std::string>(), "CPU threads (default 1: reproducible on shared machines)")
-      ("repetitions", po::value<std::string>(), "CPU: interleaved rounds (default 15; up to 3x more for records whose fastest two disagree by > 3 %; after 60 s of timing no new round starts once every record has 5)")
-      ("min-time", po::value<std::string>(), "CPU: seconds of single calls per round (default 0.005: one call unless shorter)")
-      ("profile", po::value<std::string>(), "with --check-machine: the profile whose machine probe to compare with");
-  add_check_machine_option(d, false);
-  d.add_options()("help,h", "this help");
-  if (print_help(d, args, out)) return kExitOk;
-  const ParsedArgs a("bench", d, args);
-  const MachineCheckMode check = read_check_machine(a, false);
-  if (!a.has("in")) throw InputError("--in", "(missing)", "bench needs --in SHAPES.jsonl");
-  const DeviceChoice dev = parse_device(a.opt_str("device").value_or("cpu"));
-  const std::optional<Profile> reference = bench_reference(a, check, dev);
-  const std::string in = a.str("in");
-  kernels::BenchOptions o = bench_options(a);
-  o.budget_s = 60;  // CPU: no more rounds after a minute of timing (every record keeps at least 5)
-  if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the measuring, not after
-  const auto shapes = read_records(in);
-  // The probe on each side of the rounds, as calibrate takes it, with the reference's threads.
-  std::vector<MachineProbe> probes;
-  if (reference) probes.push_back(probe_like(*reference));
-  auto measured = measure_records(dev, shapes, in, o, reference ? &probes : nullptr);
-  if (reference) {
-    probes.push_back(probe_like(*reference));
-    const MachineCheck c = machine_check(*reference, pooled(probes), check, "measured before, between and after these records");
-    for (auto& r : measured) r.json["machine_probe"] = machine_probe_to_json(c.now);
-    err << c.line << "\n";
-  }
-  if (auto path = a.opt_str("out")) write_records(*path, json_lines(measured));
-  else for (const auto& r : measured) out << json_text(r.json) << "\n";
-  return kExitOk;
-}
 
 int cmd_calibrate(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description d("mhacfg calibrate: fit a device profile from kernel timings");

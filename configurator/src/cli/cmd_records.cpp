@@ -31,14 +31,17 @@ int cmd_predict(const Args& args, std::ostream& out, std::ostream& err) {
     c = machine_check(loaded, probe_like(loaded), check, "measured now");
     return checked_profile(loaded, *c);
   };
-  if (auto path = a.opt_str("out")) check_output_path(*path, "--out");  // before the probe and the reading
-  auto lines = predict_lines(a, check != MachineCheckMode::off ? ProfileAdjust(adjust) : ProfileAdjust());
-  if (c) {
-    err << c->line << "\n";
-    for (auto& j : lines) j["machine_check"] = record_check_json(*c);
-  }
-  if (auto path = a.opt_str("out")) write_records(*path, lines);
-  else for (const auto& j : lines) out << json_text(j) << "\n";
+  // Streamed: each record is predicted and written as it is read; the output is replaced (or printed)
+  // only once every record has been.
+  const std::optional<std::string> path = a.opt_str("out");
+  if (path) check_output_path(*path, "--out");  // before the probe and the reading
+  StreamedOutput lines = path ? StreamedOutput(*path) : StreamedOutput(out);
+  predict_each(a, [&](nlohmann::json&& j) {
+    if (c) j["machine_check"] = record_check_json(*c);
+    lines.write(json_text(j) + "\n");
+  }, check != MachineCheckMode::off ? ProfileAdjust(adjust) : ProfileAdjust());
+  if (c) err << c->line << "\n";
+  lines.commit();
   return kExitOk;
 }
 

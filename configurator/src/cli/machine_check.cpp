@@ -70,15 +70,17 @@ std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift
          "x, stream " + fmt_fixed(after_before.stream_ratio, 3) + "x).";
 }
 
-std::optional<Profile> bench_reference(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev) {
-  if (a.has("profile") != (check != MachineCheckMode::off))
-    throw InputError(a.has("profile") ? "--profile" : "--check-machine", a.has("profile") ? a.str("profile") : "report",
-                     a.has("profile") ? "bench uses --profile only with --check-machine" : "bench --check-machine needs --profile");
+std::optional<Profile> bench_profile(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev) {
+  const bool checking = check != MachineCheckMode::off;
+  if (checking && !a.has("profile"))
+    throw InputError("--check-machine", "report", "bench --check-machine needs --profile");
   if (!a.has("profile")) return std::nullopt;
   Profile p = read_profile_flag(a, "profile", "");
-  require_machine_probe(p);
+  if (checking) require_machine_probe(p);
   if ((p.kind == "cpu") == dev.cuda)
-    throw InputError("--profile", p.name, "is a " + p.kind + " profile: its probe says nothing about --device " + dev.label);
+    throw InputError("--profile", p.name,
+                     "is a " + p.kind + " profile: its " + (checking ? "probe says" : "predictions say") +
+                         " nothing about --device " + dev.label);
   return p;
 }
 

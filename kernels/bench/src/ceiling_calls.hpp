@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
+#include "inputs.hpp"
 #include "mhacfg/costmodel/ops.hpp"
 
 namespace mhacfg::kernels::detail {
@@ -26,18 +28,46 @@ inline constexpr int kCeilingCalls = 40;
 
 // An fp32 Eigen GEMM of shape g on `threads`, its inputs allocated once.
 std::function<void()> prepare_gemm_call(const GemmShape& g, int threads);
-// A streaming sum over a buffer of `total_bytes`, `slice_bytes` per call, slices round robin.
-std::function<void()> prepare_read_calls(std::int64_t total_bytes, std::int64_t slice_bytes, int threads);
+
+// A streaming sum over the first `total_bytes` of a buffer, `slice_bytes` per read(), slices round
+// robin; evict_next() moves the next slice out of the caches (untimed), for a read that must start cold
+// although other calls share the buffer (an InputArena's).
+class SliceReads {
+ public:
+  SliceReads(std::shared_ptr<const Buffer<float>> buffer, std::int64_t total_bytes, std::int64_t slice_bytes,
+             int threads);
+  void read();
+  void evict_next() const;
+
+ private:
+  std::shared_ptr<const Buffer<float>> buffer_;
+  std::int64_t count_, slice_;  // floats
+  int threads_;
+  std::int64_t next_ = 0;
+  double sink_ = 0;  // keeps the sums observable
+};
+// Reads of a buffer of their own of `total_bytes`, or with an arena of its fp32 values (grown to
+// total_bytes when smaller).
+std::shared_ptr<SliceReads> make_slice_reads(std::int64_t total_bytes, std::int64_t slice_bytes, int threads,
+                                             InputArena* arena = nullptr);
+// Its read() as a call.
+std::function<void()> prepare_read_calls(std::int64_t total_bytes, std::int64_t slice_bytes, int threads,
+                                         InputArena* arena = nullptr);
 
 inline std::function<void()> prepare_gemm_ceiling(int threads) { return prepare_gemm_call(kCeilingGemm, threads); }
-inline std::function<void()> prepare_read_ceiling(int threads) {  // reads kCeilingReadSliceBytes per call
-  return prepare_read_calls(kCeilingReadBytes, kCeilingReadSliceBytes, threads);
+// kCeilingReadSliceBytes per call.
+inline std::function<void()> prepare_read_ceiling(int threads, InputArena* arena = nullptr) {
+  return prepare_read_calls(kCeilingReadBytes, kCeilingReadSliceBytes, threads, arena);
 }
 
 // The machine probe (measure_cpu_probe): a GEMM that stays in the caches and the ceiling's read, which
 // does not, in rounds of a few calls each, about a second in all. 512^3 fp32 (3 MiB of operands) takes
 // ~2 ms on the development VM, a 64 MiB slice of the 1 GiB buffer ~2-3 ms. The read keeps the ceiling's
 // buffer: that VM reports 508 MiB of L3 (getconf LEVEL3_CACHE_SIZE), so a smaller one might be cached.
+// Under the CPU backend that buffer is the run's InputArena, whose start the records' calls read
+// between probe rounds: each timed slice is evicted from the caches first (SliceReads::evict_next), so
+// it is read cold as the round robin over a buffer of its own made it. (The read ceiling needs no
+// eviction: its untimed pass over the whole buffer comes first.)
 inline constexpr GemmShape kProbeGemm{512, 512, 512};
 inline constexpr std::int64_t kProbeReadBytes = kCeilingReadBytes;
 inline constexpr std::int64_t kProbeReadSliceBytes = kCeilingReadSliceBytes;

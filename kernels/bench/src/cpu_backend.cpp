@@ -8,6 +8,7 @@
 #include "mhacfg/costmodel/cpu_kernel_facts.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cpu/tile_facts.hpp"
+#include "cpu_calls.hpp"
 #include "mhacfg/kernels/backend.hpp"
 #include "plugin_entry.hpp"
 
@@ -47,16 +48,27 @@ class CpuBackend final : public Backend {
   }
   std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                           const BenchProgress& progress) override {
-    return measure_cpu_rounds(rs, o, progress);
+    // An arena that must grow past the probe's buffer replaces it: the probe lets go of the old one
+    // first (it is made again on the new one) rather than keep it alive beside it.
+    const detail::InputArena::Cursor need = detail::cpu_calls_arena_need(rs);
+    if (arena_.f32() && arena_.f32()->size() < need.f32) probe_.reset();
+    arena_.reserve(need.f32, need.bf16, o.threads);
+    return measure_cpu_rounds(rs, o, progress, &arena_);
   }
-  Ceilings ceilings(const BenchOptions& o) override { return measure_cpu_ceilings(o); }
+  Ceilings ceilings(const BenchOptions& o) override { return measure_cpu_ceilings(o, &arena_); }
   MachineProbe probe(const BenchOptions& o, int rounds) override {
-    if (!probe_ || probe_->threads() != o.threads) probe_ = std::make_unique<CpuProbe>(o.threads);
+    if (!probe_ || probe_->threads() != o.threads) {
+      probe_.reset();
+      probe_ = std::make_unique<CpuProbe>(o.threads, &arena_);
+    }
     return probe_->run(rounds > 0 ? rounds : kCpuProbeRounds);
   }
 
  private:
-  std::unique_ptr<CpuProbe> probe_;  // the probe's prepared calls and 1 GiB buffer, kept between probes
+  // The run's shared random inputs: the records' read-only operands, and the 1 GiB the probe and the
+  // read ceiling stream (one buffer for all three, so a calibration holds 1 GiB, not 2 plus its inputs).
+  detail::InputArena arena_;
+  std::unique_ptr<CpuProbe> probe_;  // the probe's prepared calls, kept between probes
 };
 
 }  // namespace

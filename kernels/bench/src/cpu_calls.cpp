@@ -37,23 +37,35 @@ std::string attention_reason(const AttentionShape& s, Phase phase, DType dtype) 
   return s.is_mla() ? cpu::mla_decode::unsupported_reason(s, dtype) : cpu::decode_attention::unsupported_reason(s, dtype);
 }
 
-// Q, K/V (or latent) and O of one attention call, K/V in KvT.
+// Values in Q, K, V (MLA: the latent, in k; v none) and O of one attention call.
+struct AttentionSizes {
+  std::int64_t q, k, v, o;
+  explicit AttentionSizes(const AttentionShape& s) {
+    const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, "attention inputs");
+    const std::int64_t tokens = mul(s.batch, s.kv_len, "attention inputs");
+    q = mul(q_rows, s.qk_dim(), "attention inputs");
+    o = mul(q_rows, s.v_dim(), "attention inputs");
+    k = s.is_mla() ? mul(tokens, s.qk_dim(), "attention inputs")
+                   : mul(tokens, s.num_kv_heads, s.head_dim, "attention inputs");
+    v = s.is_mla() ? 0 : mul(tokens, s.num_kv_heads, s.v_head_dim, "attention inputs");
+  }
+};
+
+// Q, K/V (or latent) and O of one attention call, K/V in KvT. With an arena (a call that only reads
+// them), K and V come from it first, then Q where it still fits; an attention block, which writes its
+// new K/V rows into the cache, owns them.
 template <class KvT>
 struct AttentionBuffers {
   Buffer<float> q, o;
   Buffer<KvT> k, v;  // v unused for MLA (the latent is k)
 
-  AttentionBuffers(const AttentionShape& s, int threads) {
-    const std::int64_t q_rows = mul(s.batch, s.q_len, s.num_q_heads, "attention inputs");
-    const std::int64_t tokens = mul(s.batch, s.kv_len, "attention inputs");
-    q = random_buffer<float>(mul(q_rows, s.qk_dim(), "attention inputs"), 1, threads);
-    o = Buffer<float>(mul(q_rows, s.v_dim(), "attention inputs"));
-    if (s.is_mla()) {
-      k = random_buffer<KvT>(mul(tokens, s.qk_dim(), "attention inputs"), 2, threads);
-    } else {
-      k = random_buffer<KvT>(mul(tokens, s.num_kv_heads, s.head_dim, "attention inputs"), 2, threads);
-      v = random_buffer<KvT>(mul(tokens, s.num_kv_heads, s.v_head_dim, "attention inputs"), 3, threads);
-    }
+  AttentionBuffers(const AttentionShape& s, int threads, const InputArena* arena = nullptr,
+                   InputArena::Cursor* cursor = nullptr) {
+    const AttentionSizes n(s);
+    k = input_buffer<KvT>(arena, cursor, n.k, 2, threads);
+    if (n.v > 0) v = input_buffer<KvT>(arena, cursor, n.v, 3, threads);
+    q = input_buffer<float>(arena, cursor, n.q, 1, threads);
+    o = Buffer<float>(n.o);
   }
 
   void run(const AttentionShape& s, Phase phase, int threads) {
@@ -92,18 +104,21 @@ struct AttentionBuffers {
 };
 
 template <class KvT>
-std::function<void()> prepare_attention(const AttentionShape& s, Phase phase, int threads) {
-  auto bufs = std::make_shared<AttentionBuffers<KvT>>(s, threads);
+std::function<void()> prepare_attention(const AttentionShape& s, Phase phase, int threads, const InputArena* arena,
+                                        InputArena::Cursor* cursor) {
+  auto bufs = std::make_shared<AttentionBuffers<KvT>>(s, threads, arena, cursor);
   return [bufs, s, phase, threads] { bufs->run(s, phase, threads); };
 }
 
-std::function<void()> prepare_gemm(const GemmShape& g, int threads) {
+// B (the weights) from the arena first, then A where it still fits.
+std::function<void()> prepare_gemm(const GemmShape& g, int threads, const InputArena* arena,
+                                   InputArena::Cursor* cursor) {
   struct State {
     Buffer<float> a, b, c;
   };
   auto st = std::make_shared<State>();
-  st->a = random_buffer<float>(mul(g.m, g.k, "GEMM inputs"), 4, threads);
-  st->b = random_buffer<float>(mul(g.k, g.n, "GEMM inputs"), 5, threads);
+  st->b = input_buffer<float>(arena, cursor, mul(g.k, g.n, "GEMM inputs"), 5, threads);
+  st->a = input_buffer<float>(arena, cursor, mul(g.m, g.k, "GEMM inputs"), 4, threads);
   st->c = Buffer<float>(mul(g.m, g.n, "GEMM inputs"));
   return [st, g, threads] { cpu::gemm::run({g, st->a.data(), st->b.data(), st->c.data(), threads}); };
 }
@@ -194,6 +209,15 @@ std::function<void()> prepare_indexer(const IndexerShape& s, int threads) {
   };
 }
 
+// An attention block's fused QKV projection's width, and its output projection's input width.
+std::int64_t block_qkv_width(const AttentionShape& s) {
+  return add(mul(s.num_q_heads + s.num_kv_heads, s.head_dim, "attention block inputs"),
+             mul(s.num_kv_heads, s.v_head_dim, "attention block inputs"), "attention block inputs");
+}
+std::int64_t block_o_width(const AttentionShape& s) {
+  return mul(s.num_q_heads, s.v_head_dim, "attention block inputs");
+}
+
 // Attention block: x [tokens, d_model] -> fused QKV GEMM -> Q and the new K/V rows written into the
 // cache (the last q_len positions) -> attention -> O GEMM [tokens, num_q_heads * v_head_dim] x
 // [num_q_heads * v_head_dim, d_model].
@@ -206,17 +230,18 @@ struct BlockState {
   Buffer<float> x, w_qkv, qkv, w_o, y;
   AttentionBuffers<KvT> attn;
 
-  BlockState(const AttentionShape& shape, Phase ph, std::int64_t dm, int th)
+  // The weights (read only) from the arena first, then x where it still fits; the K/V cache, which the
+  // block writes its new rows into, is its own.
+  BlockState(const AttentionShape& shape, Phase ph, std::int64_t dm, int th, const InputArena* arena,
+             InputArena::Cursor* cursor)
       : s(shape), phase(ph), threads(th), attn(shape, th) {
     tokens = mul(s.batch, s.q_len, "attention block inputs");
     d_model = dm;
-    qkv_width = add(mul(s.num_q_heads + s.num_kv_heads, s.head_dim, "attention block inputs"),
-                    mul(s.num_kv_heads, s.v_head_dim, "attention block inputs"), "attention block inputs");
-    const std::int64_t o_width = mul(s.num_q_heads, s.v_head_dim, "attention block inputs");
-    x = random_buffer<float>(mul(tokens, d_model, "attention block inputs"), 6, threads);
-    w_qkv = random_buffer<float>(mul(d_model, qkv_width, "attention block inputs"), 7, threads);
+    qkv_width = block_qkv_width(s);
+    w_qkv = input_buffer<float>(arena, cursor, mul(d_model, qkv_width, "attention block inputs"), 7, threads);
+    w_o = input_buffer<float>(arena, cursor, mul(block_o_width(s), d_model, "attention block inputs"), 8, threads);
+    x = input_buffer<float>(arena, cursor, mul(tokens, d_model, "attention block inputs"), 6, threads);
     qkv = Buffer<float>(mul(tokens, qkv_width, "attention block inputs"));
-    w_o = random_buffer<float>(mul(o_width, d_model, "attention block inputs"), 8, threads);
     y = Buffer<float>(mul(tokens, d_model, "attention block inputs"));
   }
 
@@ -245,9 +270,30 @@ struct BlockState {
 };
 
 template <class KvT>
-std::function<void()> prepare_block(const MeasurementRecord& r, int threads) {
-  auto st = std::make_shared<BlockState<KvT>>(r.attention(), r.phase(), r.d_model(), threads);
+std::function<void()> prepare_block(const MeasurementRecord& r, int threads, const InputArena* arena,
+                                    InputArena::Cursor* cursor) {
+  auto st = std::make_shared<BlockState<KvT>>(r.attention(), r.phase(), r.d_model(), threads, arena, cursor);
   return [st] { st->run(); };
+}
+
+// The record's call (supported), its read-only inputs from the arena where given.
+std::function<void()> prepare_call(const MeasurementRecord& r, int threads, const InputArena* arena,
+                                   InputArena::Cursor* cursor) {
+  switch (r.op()) {
+    case OpKind::gemm:
+      return prepare_gemm(r.gemm(), threads, arena, cursor);
+    case OpKind::attention:
+      return r.dtype == DType::bf16 ? prepare_attention<bf16_bits>(r.attention(), r.phase(), threads, arena, cursor)
+                                    : prepare_attention<float>(r.attention(), r.phase(), threads, arena, cursor);
+    case OpKind::attention_block:
+      return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads, arena, cursor)
+                                    : prepare_block<float>(r, threads, arena, cursor);
+    case OpKind::linear_attention:
+      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear(), threads) : prepare_linear<float>(r.linear(), threads);
+    case OpKind::indexer:
+      return prepare_indexer(r.indexer(), threads);
+  }
+  MHACFG_CHECK(false, "unknown OpKind");
 }
 
 }  // namespace
@@ -325,21 +371,40 @@ std::int64_t cpu_call_bytes(const MeasurementRecord& r) {
   return bytes;
 }
 
-std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads) {
-  if (std::string why = cpu_call_unsupported_reason(r); !why.empty()) throw InputError(why);
-  switch (r.op()) {
-    case OpKind::gemm:
-      return prepare_gemm(r.gemm(), threads);
-    case OpKind::attention:
-      return r.dtype == DType::bf16 ? prepare_attention<bf16_bits>(r.attention(), r.phase(), threads)
-                                    : prepare_attention<float>(r.attention(), r.phase(), threads);
-    case OpKind::attention_block:
-      return r.dtype == DType::bf16 ? prepare_block<bf16_bits>(r, threads) : prepare_block<float>(r, threads);
-    case OpKind::linear_attention:
-      return r.dtype == DType::bf16 ? prepare_linear<bf16_bits>(r.linear(), threads) : prepare_linear<float>(r.linear(), threads);    case OpKind::indexer:
-      return prepare_indexer(r.indexer(), threads);
+InputArena::Cursor cpu_call_arena_need(const MeasurementRecord& r) {
+  InputArena::Cursor need;
+  if (r.op() == OpKind::gemm) {
+    need.f32 = mul(r.gemm().k, r.gemm().n, "GEMM inputs");
+  } else if (r.op() == OpKind::attention_block) {
+    const AttentionShape& s = r.attention();
+    const std::int64_t w_qkv = mul(r.d_model(), block_qkv_width(s), "attention block inputs");
+    need.f32 = add((w_qkv + 15) / 16 * 16, mul(block_o_width(s), r.d_model(), "attention block inputs"),
+                   "attention block inputs");
+  } else if (r.op() == OpKind::attention) {
+    const AttentionSizes n(r.attention());
+    const std::int64_t line = r.dtype == DType::bf16 ? 32 : 16;  // V starts on a cache line after K
+    (r.dtype == DType::bf16 ? need.bf16 : need.f32) = add((n.k + line - 1) / line * line, n.v, "attention inputs");
   }
-  MHACFG_CHECK(false, "unknown OpKind");
+  return need;
+}
+
+InputArena::Cursor cpu_calls_arena_need(const std::vector<MeasurementRecord>& rs) {
+  InputArena::Cursor need;
+  for (const MeasurementRecord& r : rs) {
+    const InputArena::Cursor n = cpu_call_arena_need(r);
+    need.f32 = std::max(need.f32, n.f32);
+    need.bf16 = std::max(need.bf16, n.bf16);
+  }
+  return need;
+}
+
+std::function<void()> prepare_cpu_call(const MeasurementRecord& r, int threads, const InputArena* arena,
+                                       std::int64_t* arena_bytes) {
+  if (std::string why = cpu_call_unsupported_reason(r); !why.empty()) throw InputError(why);
+  InputArena::Cursor cursor;
+  std::function<void()> call = prepare_call(r, threads, arena, &cursor);
+  if (arena_bytes) *arena_bytes = cursor.bytes();
+  return call;
 }
 
 }  // namespace mhacfg::kernels::detail

@@ -2,6 +2,8 @@
 // (mhacfg/kernels/cuda/bench.hpp), with cudart, cuBLAS and cuBLASLt linked into the plugin only. It
 // loads on a machine without a driver (the runtime is a plain shared library); device_count() is
 // then 0.
+#include <chrono>
+
 #include "mhacfg/kernels/backend.hpp"
 #include "mhacfg/kernels/cuda/bench.hpp"
 #include "plugin_entry.hpp"
@@ -19,11 +21,17 @@ class CudaBackend final : public Backend {
   nlohmann::json kernel_facts() const override { return nullptr; }  // GPU profiles fit without tile facts
   std::string unsupported_reason(const MeasurementRecord& r) const override { return cuda_unsupported_reason(r); }
   Measurement measure(const MeasurementRecord& r, const BenchOptions& o) override { return measure_cuda(r, o); }
-  // The CUDA harness times each record on its own dedicated device: no interleaving needed.
+  // The CUDA harness times each record on its own dedicated device: no interleaving needed. Past the
+  // cap (o.max_s) the records left come back unmeasured (repetitions 0).
   std::vector<Measurement> measure_rounds(const std::vector<MeasurementRecord>& rs, const BenchOptions& o,
                                           const BenchProgress& progress) override {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<Measurement> out;
     for (std::size_t i = 0; i < rs.size(); ++i) {
+      if (o.max_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.max_s) {
+        out.emplace_back();
+        continue;
+      }
       if (progress) progress(i, rs.size(), i);
       out.push_back(measure_cuda(rs[i], o));
     }

@@ -7,8 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
+#include "cpu_calls.hpp"
+#include "inputs.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 
 namespace mhacfg::kernels {
@@ -137,6 +140,63 @@ TEST_CASE("interleaved rounds time every record and settle or stop at the cap", 
   });
   CHECK(calls >= 4);
   CHECK(calls <= 8);
+}
+
+TEST_CASE("past the measuring cap no timing starts: records not reached come back unmeasured",
+          "[kernels][cpu][bench]") {
+  BenchOptions o = quick();
+  o.threads = 1;
+  o.max_s = 1e-9;  // passed before the first timing
+  std::size_t timings = 0;
+  const auto count = [&](std::size_t, std::size_t, std::size_t) { ++timings; };
+  for (const Measurement& m : measure_cpu_rounds({gemm_record(8, 64, 64), gemm_record(16, 32, 32)}, o, count)) {
+    CHECK(m.repetitions == 0);
+    CHECK(m.calls == 0);
+    CHECK(m.backend == "mhacfg-cpu");
+  }
+  CHECK(timings == 0);
+  // A cap far below 1000 rounds of timings of at least min_time_s each: every record gets its first
+  // round (it starts at once), none gets all of them.
+  o.repetitions = 1000;
+  o.min_time_s = 0.005;
+  o.max_s = 0.2;
+  for (const Measurement& m : measure_cpu_rounds({gemm_record(8, 64, 64), gemm_record(16, 32, 32)}, o)) {
+    CHECK(m.repetitions >= 1);
+    CHECK(m.repetitions < 1000);
+    CHECK(m.time_ms > 0);
+  }
+}
+
+TEST_CASE("a run's read-only inputs are views of one arena sized for its largest record", "[kernels][cpu][bench]") {
+  const MeasurementRecord longer = attention(Phase::decode, 1, 4096, DType::fp32);
+  const MeasurementRecord shorter = attention(Phase::decode, 1, 1024, DType::fp32);
+  const MeasurementRecord g = gemm_record(16, 256, 512);
+  // K and V of the longer decode: 4096 tokens x 2 KV heads x 64, twice; a GEMM's B, k x n.
+  CHECK(detail::cpu_call_arena_need(longer).f32 == 4096 * 2 * 64 * 2);
+  CHECK(detail::cpu_call_arena_need(g).f32 == 512 * 256);
+  CHECK(detail::cpu_call_arena_need(attention(Phase::decode, 1, 1024, DType::bf16)).bf16 == 1024 * 2 * 64 * 2);
+  // An attention block's weights (it writes its K/V cache, so that is its own): QKV d_model x (8 + 2 + 2)
+  // x 64, O 8 x 64 x d_model.
+  MeasurementRecord block = attention(Phase::decode, 1, 1024, DType::fp32);
+  block.shape = AttentionBlockOp{Phase::decode, block.attention(), 256};
+  CHECK(detail::cpu_call_arena_need(block).f32 == 256 * 12 * 64 + 8 * 64 * 256);
+  detail::InputArena arena;
+  BenchOptions o = quick();
+  o.threads = 1;
+  o.repetitions = 1;
+  for (const Measurement& m : measure_cpu_rounds({shorter, g, longer}, o, {}, &arena)) CHECK(m.time_ms > 0);
+  REQUIRE(arena.f32());
+  CHECK(arena.f32()->size() == 4096 * 2 * 64 * 2);  // the largest need, not the sum of all
+  // The shorter record's K, V and Q all fit; after the longer one's K and V nothing is left for its Q.
+  std::int64_t served = 0;
+  detail::prepare_cpu_call(shorter, 1, &arena, &served);
+  CHECK(served == 4 * (1024 * 2 * 64 * 2 + 8 * 64));
+  const std::function<void()> call = detail::prepare_cpu_call(longer, 1, &arena, &served);
+  CHECK(served == 4 * 4096 * 2 * 64 * 2);
+  // A view keeps the memory it reads when the arena grows past it.
+  arena.reserve(std::int64_t{1} << 22, 0, 1);
+  CHECK(arena.f32()->size() == std::int64_t{1} << 22);
+  call();
 }
 
 TEST_CASE("past the time budget a record still gets five rounds, and no more", "[kernels][cpu][bench]") {

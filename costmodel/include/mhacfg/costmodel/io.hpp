@@ -2,11 +2,15 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "mhacfg/costmodel/streams.hpp"
 
 namespace mhacfg {
 
@@ -45,5 +49,28 @@ void write_file_atomic(const std::string& path, const std::string& content,
 // set whole. (The renames themselves, one per file, are not one atomic step.)
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files,
                         const std::string& field = "--out");
+
+// One output written a piece at a time (predict's records) and replaced only when complete, as
+// write_file_atomic replaces it: a file's pieces go into its temporary file beside it (made at the first
+// piece, with the same checks and errors) and commit() renames it over the file. Standard output (the
+// stream given), a device or a pipe get the pieces at commit() from a Spool. Destroyed without commit()
+// (an error half-way), it writes nothing and removes its temporary file.
+class StreamedOutput {
+ public:
+  explicit StreamedOutput(std::ostream& out);
+  StreamedOutput(const std::string& path, const std::string& field = "--out");
+  StreamedOutput(const StreamedOutput&) = delete;
+  StreamedOutput& operator=(const StreamedOutput&) = delete;
+  ~StreamedOutput();
+  void write(const std::string& text);
+  void commit();
+
+ private:
+  struct File;
+  std::ostream* out_ = nullptr;
+  std::string path_, field_;
+  std::unique_ptr<File> file_;  // the target and its temporary file, from the first piece on
+  Spool spool_;                 // the stream's or a device's pieces
+};
 
 }  // namespace mhacfg

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -63,6 +64,11 @@ nlohmann::json record_to_json(const MeasurementRecord& r);
 // names the flag the file came from when it cannot be read or holds no records).
 std::vector<MeasurementRecord> read_records(const std::string& path, const std::string& field = "--in");
 std::vector<MeasurementRecord> read_records(std::istream& in, const std::string& name);
+// The same records one at a time, without holding them (LineReader: no limit on the file, each line
+// at most kMaxInputBytes): `each` gets every record in order; returns how many. The same errors,
+// raised when their line is reached.
+std::int64_t for_each_record(const std::string& path, const std::string& field,
+                             const std::function<void(MeasurementRecord&)>& each);
 
 // Writes records as JSON Lines, atomically (a temporary file renamed over `path`).
 void write_records(const std::string& path, const std::vector<nlohmann::json>& lines);

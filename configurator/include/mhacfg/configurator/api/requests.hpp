@@ -58,11 +58,17 @@ Report models_report();
 
 // validate and predict (--in RECORDS): kernel records (with --profile) or serving records (vLLM,
 // SGLang or mhacfg's serving JSONL, each mapped to a model, a profile and an engine).
-// `adjust` (the CLI's --check-machine) may replace the profile before kernel records are predicted.
+// `adjust` (the CLI's --check-machine) may replace the profile before kernel records are predicted
+// (validate passes the records; predict, which does not hold them, passes none).
 using ProfileAdjust = std::function<Profile(const Profile& loaded, const std::vector<MeasurementRecord>& records)>;
 Report validate_report(const FlagValues& f, const ProfileAdjust& adjust = {});
 // One JSON object per record, as predict's JSON Lines.
 std::vector<nlohmann::json> predict_lines(const FlagValues& f, const ProfileAdjust& adjust = {});
+// The same objects one at a time, in order, as each record is read (kernel records are streamed: a
+// file of millions is never held; serving records are read whole); returns how many. An error stops
+// it at the record that caused it, after `each` has seen the records before.
+std::int64_t predict_each(const FlagValues& f, const std::function<void(nlohmann::json&&)>& each,
+                          const ProfileAdjust& adjust = {});
 
 // True when the file holds serving records rather than kernel records.
 bool serving_input(const std::string& path, const std::string& field);

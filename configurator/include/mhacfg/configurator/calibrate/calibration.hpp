@@ -31,9 +31,9 @@ void note_repeated_shapes(const std::vector<MeasurementRecord>& records, std::ve
 // The shipped profile whose device the records name ("NVIDIA H200" -> h200-sxm), or empty.
 std::string profile_for_device(const std::string& device);
 
-// Each record back as JSON with predicted_ms, predicted_basis and (outside the calibrated range)
+// The record back as JSON with predicted_ms, predicted_basis and (outside the calibrated range)
 // extrapolated: true added.
-std::vector<nlohmann::json> predict_records(const Predictor& p, const std::vector<MeasurementRecord>& records);
+nlohmann::json predict_record(const Predictor& p, const MeasurementRecord& r);
 
 struct ClassError {
   std::string op_class;

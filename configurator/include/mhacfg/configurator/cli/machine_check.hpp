@@ -42,9 +42,9 @@ MachineCheck machine_check(const Profile& p, const MachineProbe& now, MachineChe
 // The note calibrate --device prints about the probe it stored (`after_before`: the last probe against
 // the first).
 std::string calibration_probe_note(const MachineProbe& probe, const MachineDrift& after_before);
-// bench: --profile P with --check-machine, loaded and checked to store a probe and to be of dev's kind
-// (cpu or gpu); none without the flag (--profile alone, or the flag alone, is an InputError).
-std::optional<Profile> bench_reference(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev);
+// bench: --profile P, loaded and checked to be of dev's kind (cpu or gpu) and, with --check-machine, to
+// store a probe; none without it (--check-machine without --profile is an InputError).
+std::optional<Profile> bench_profile(const ParsedArgs& a, MachineCheckMode check, const DeviceChoice& dev);
 // Serving records (whole requests) have no kernel the probe could describe: an InputError when asked.
 void refuse_machine_check(MachineCheckMode check, const std::string& input);
 // What predict adds to each record: the ratios and whether they were applied.
