@@ -3,7 +3,6 @@
 // --out's file) when a record half-way fails.
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,23 +13,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
+
+using mhacfg::testing::entries;
 
 std::string scratch_dir(const std::string& name) {
   const std::string dir = std::string(MHACFG_BINARY_DIR) + "/" + name + "-" + std::to_string(::getpid());
   ::mkdir(dir.c_str(), 0755);
   return dir;
-}
-
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  while (const dirent* e = ::readdir(d))
-    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 std::string gemm(int m) {

@@ -17,24 +17,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/temp_dir.hpp"
+
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/output_checks.hpp"
 
 using namespace mhacfg;
+using mhacfg::testing::TempDir;
 
 namespace {
 
-// A fresh folder under the system's temporary directory, removed with its files at scope exit.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/mhacfg-io-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
 
 std::string slurp(const std::string& path) { return read_file(path, "test"); }
 

@@ -9,27 +9,20 @@
 #include <string>
 #include <vector>
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/io.hpp"
 #include "mhacfg/costmodel/records.hpp"
 #include "mhacfg/costmodel/streams.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace mhacfg;
+using mhacfg::testing::entries;
+using mhacfg::testing::TempDir;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/mhacfg-streams-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
@@ -49,15 +42,6 @@ std::string input_error(const std::function<void()>& f) {
   return "no error";
 }
 
-// Names in the folder, hidden temporaries included.
-std::vector<std::string> entries(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  while (const dirent* e = ::readdir(d))
-    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
-  ::closedir(d);
-  return out;
-}
 
 }  // namespace
 
