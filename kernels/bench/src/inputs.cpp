@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -87,6 +88,12 @@ constexpr std::size_t kCacheLine = 64;
 __attribute__((target("clflushopt"))) void flush_lines_opt(const char* p, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; i += kCacheLine) _mm_clflushopt(const_cast<char*>(p + i));
 }
+
+// CPUID leaf 7 asked directly: clang's __builtin_cpu_supports does not know "clflushopt".
+bool has_clflushopt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & bit_CLFLUSHOPT) != 0;
+}
 #endif
 
 }  // namespace
@@ -94,7 +101,7 @@ __attribute__((target("clflushopt"))) void flush_lines_opt(const char* p, std::s
 void evict_from_caches(const void* data, std::size_t bytes) {
 #if defined(__x86_64__) || defined(__i386__)
   const char* p = static_cast<const char*>(data);
-  static const bool opt = __builtin_cpu_supports("clflushopt");
+  static const bool opt = has_clflushopt();
   if (opt) {
     flush_lines_opt(p, bytes);
   } else {
