@@ -133,15 +133,17 @@ Shape derive_shape(const RecommendOptions& o) {
   const double ffn = double(b.ffn.ffn_dim) + (p - double(base_total)) / (double(s.layers) * per_layer_ffn);
   std::string depth_note = l_fit >= 16 ? "layers as fitted, in fours" : "layers as fitted";
   if (ffn < 2.0 * double(s.d_model) || ffn > 6.0 * double(s.d_model)) {
-    double best_gap = 0;
-    std::int64_t best = s.layers;
-    for (std::int64_t l = 2; l <= 4 * s.layers + 8; ++l) {
-      const double gap = std::fabs(std::log(double(count_params(baseline(s.d_model, l, o.vocab)).total) / p));
-      if (l == 2 || gap < best_gap) {
-        best_gap = gap;
-        best = l;
-      }
+    // The baseline's total grows with depth, so the depth closest to the budget (in log) is one of the
+    // two around where it crosses it: found by bisection (a count per step, not one per depth).
+    const auto total_at = [&](std::int64_t l) { return double(count_params(baseline(s.d_model, l, o.vocab)).total); };
+    std::int64_t lo = 2, hi = std::min<std::int64_t>(4 * s.layers + 8, kMaxLayers);
+    if (total_at(hi) <= p) lo = hi;
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (total_at(mid) <= p ? lo : hi) = mid;
     }
+    const std::int64_t best =
+        lo == hi || std::fabs(std::log(total_at(lo) / p)) <= std::fabs(std::log(total_at(hi) / p)) ? lo : hi;
     depth_note = "layers moved from the fitted " + std::to_string(s.layers) + " to " + std::to_string(best) +
                  " to keep the FFN within 2-6 d_model";
     s.layers = best;
