@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what mhacfg needs on Debian 12 (bookworm) when it is missing. Idempotent; run as root or
-# with sudo available. Set MHACFG_SETUP_BROWSER=0 to skip Chromium (only the report browser test uses it).
+# with sudo available. Set MHACFG_SETUP_BROWSER=0 to skip Chromium (only the report browser test uses it);
+# MHACFG_SETUP_FUZZ=1 adds clang with libFuzzer and the sanitizers (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,9 @@ packages=(
 )
 if [ "${MHACFG_SETUP_BROWSER:-1}" = "1" ]; then
   packages+=(chromium)
+fi
+if [ "${MHACFG_SETUP_FUZZ:-0}" = "1" ]; then
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
