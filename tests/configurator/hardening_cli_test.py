@@ -16,9 +16,13 @@ def check(what, ok, detail):
 
 
 # Writing into a closed pipe: exit 3 with one line, not death by SIGPIPE (-13 here, 141 in a shell).
+# The read end is closed before the process starts: closed after it, a busy machine can let the
+# process write its output into the pipe's buffer first, which succeeds.
+read_end, write_end = os.pipe()
+os.close(read_end)
 p = subprocess.Popen([mhacfg, "analyze", "--model", "llama-3-8b", "--format", "json"],
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-p.stdout.close()
+                     stdout=write_end, stderr=subprocess.PIPE)
+os.close(write_end)
 err = p.stderr.read().decode()
 code = p.wait()
 check("closed pipe: exit 3, one line", code == 3 and err == "mhacfg: runtime failure: cannot write to standard output\n",
