@@ -105,6 +105,7 @@ const PublishedTotal kPublishedTotals[] = {
     {"qwen3.5-0.8b", 752'393'024},  // tied head counted once
     {"qwen3.5-35b-a3b", 34'660'610'688},
     {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
+    {"flexolmo-7x7b-1t", 33'270'665'216},  // the index's total_parameters (OLMoE's layers, post-norms)
 };
 
 }  // namespace
