@@ -231,6 +231,9 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_5_moe", parse_qwen3_5_moe},
       {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
       {"vaultgemma", parse_vaultgemma},
+      {"arcee", parse_arcee},
+      {"jais2", parse_jais2},
+      {"cwm", parse_cwm},
       {"flex_olmo", parse_flex_olmo},
   };
   return table;

@@ -168,6 +168,9 @@ void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
 void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 // hf_dense_2025.cpp
 void parse_vaultgemma(const JsonFields& f, ModelSpec& m);
+void parse_arcee(const JsonFields& f, ModelSpec& m);
+void parse_jais2(const JsonFields& f, ModelSpec& m);
+void parse_cwm(const JsonFields& f, ModelSpec& m);
 // hf_qwen3_5.cpp
 void parse_qwen3_5_text(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5_moe_text(const JsonFields& f, ModelSpec& m);
