@@ -231,6 +231,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_5_moe", parse_qwen3_5_moe},
       {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
       {"vaultgemma", parse_vaultgemma},
+      {"arcee", parse_arcee},
+      {"jais2", parse_jais2},
+      {"cwm", parse_cwm},
+      {"flex_olmo", parse_flex_olmo},
   };
   return table;
 }
@@ -263,6 +267,11 @@ constexpr std::pair<const char*, const char*> kConfigKeys[] = {
     {"num_kv_heads", "num_key_value_heads"}, {"num_q_heads", "num_attention_heads"},
     {"d_model", "hidden_size"},              {"ffn_dim", "intermediate_size"},
     {"rope_head_dim", "qk_rope_head_dim"},
+    {"top_k", "num_experts_per_tok"},
+    // The experts' count under the key the family's file spells it with (the first of them it has).
+    {"num_routed_experts", "num_experts"},
+    {"num_routed_experts", "n_routed_experts"},
+    {"num_routed_experts", "num_local_experts"},
 };
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

@@ -121,7 +121,14 @@ void parse_glm4_moe(const JsonFields& f, ModelSpec& m);
 void parse_glm4_moe_lite(const JsonFields& f, ModelSpec& m);
 void parse_llama4_text(const JsonFields& f, ModelSpec& m);
 void parse_llama4(const JsonFields& f, ModelSpec& m);
+// OLMoE's layers (hf_moe.cpp), which FlexOlmo shares: Llama's layout (the sizes' defaults in `d`) with OLMo
+// 2's q/k norms over every head's width, biases with attention_bias; every layer sparse: num_experts (or
+// num_local_experts; default `experts`) gated experts of intermediate_size, top num_experts_per_tok
+// (`top_k`), a router without bias, no shared expert; untied.
+void olmoe_layers(const JsonFields& f, ModelSpec& m, const FamilyDefaults& d, std::int64_t experts,
+                  std::int64_t top_k);
 void parse_olmoe(const JsonFields& f, ModelSpec& m);
+void parse_flex_olmo(const JsonFields& f, ModelSpec& m);
 void parse_ernie4_5(const JsonFields& f, ModelSpec& m);
 void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m);
 void parse_minimax_m2(const JsonFields& f, ModelSpec& m);
@@ -161,6 +168,9 @@ void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
 void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 // hf_dense_2025.cpp
 void parse_vaultgemma(const JsonFields& f, ModelSpec& m);
+void parse_arcee(const JsonFields& f, ModelSpec& m);
+void parse_jais2(const JsonFields& f, ModelSpec& m);
+void parse_cwm(const JsonFields& f, ModelSpec& m);
 // hf_qwen3_5.cpp
 void parse_qwen3_5_text(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5_moe_text(const JsonFields& f, ModelSpec& m);

@@ -1,5 +1,5 @@
 // HF import of the mixture-of-experts families (Mixtral, Qwen MoE, GPT-OSS, DeepSeek and Kimi K2 with MLA,
-// GLM-4.5, GLM-4.7-Flash, Llama 4, OLMoE, ERNIE 4.5, MiniMax-M2). Each follows its transformers Config
+// GLM-4.5, GLM-4.7-Flash, Llama 4, OLMoE and FlexOlmo, ERNIE 4.5, MiniMax-M2). Each follows its transformers Config
 // class and modeling code.
 #include "hf_config_families.hpp"
 
@@ -362,19 +362,34 @@ void parse_llama4(const JsonFields& f, ModelSpec& m) {
   vs.output_dim = int_or(v, "vision_output_dim", 7680);
 }
 
-// OlmoeConfig: OLMo 2's full-width q/k norms with Llama's pre-norms; every layer sparse:
-// num_experts (or num_local_experts) gated experts of intermediate_size, top num_experts_per_tok, a
-// router without bias, no shared expert; untied. clip_qkv clamps and adds nothing.
-void parse_olmoe(const JsonFields& f, ModelSpec& m) {
-  FamilyDefaults d;
-  d.hidden = 2048, d.layers = 16, d.heads = 16, d.ffn = 2048, d.vocab = 50304;
+void olmoe_layers(const JsonFields& f, ModelSpec& m, const FamilyDefaults& d, std::int64_t experts,
+                  std::int64_t top_k) {
   parse_llama_like(f, m, d);
   attention_bias(f, m, false);
   m.attention.qk_norm = m.attention.qk_norm_full_width = true;
-  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", 64);
+  m.moe.num_routed_experts = experts_key(f, "num_experts", "num_local_experts", experts);
   m.moe.expert_ffn_dim = m.ffn.ffn_dim;
-  m.moe.top_k = int_or(f, "num_experts_per_tok", 8);
+  m.moe.top_k = int_or(f, "num_experts_per_tok", top_k);
   for (auto& l : m.layers) l.ffn = LayerFfn::moe;
+}
+
+// OlmoeConfig: OLMoE's layers (olmoe_layers) with Llama's pre-norms, 64 experts, top 8. clip_qkv clamps
+// and adds nothing.
+void parse_olmoe(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 2048, d.layers = 16, d.heads = 16, d.ffn = 2048, d.vocab = 50304;
+  olmoe_layers(f, m, d, 64, 8);
+}
+
+// FlexOlmoConfig (FlexOlmo-7x7B-1T, the Flex-*-2x7B-1T pairs): OlmoeDecoderLayer with Olmo2Attention and
+// OLMo 2's two RMSNorms after, not before, attention and the experts (the same count as OLMoE's pre-norms),
+// so olmoe_layers with OLMo 2 7B's sizes (4096 wide, 32 layers of 32 heads, experts of 11008, 100352
+// tokens), 7 experts and top 5 when the keys are missing (the released files state both: 7 and 7).
+// norm_topk_prob and the router's loss settings hold no parameters.
+void parse_flex_olmo(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d;
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 11008, d.vocab = 100352;
+  olmoe_layers(f, m, d, 7, 5);
 }
 
 // Ernie4_5Config (ERNIE-4.5-0.3B): Llama's layout with head_dim 128 when the key is missing (hidden_size

@@ -105,6 +105,7 @@ const PublishedTotal kPublishedTotals[] = {
     {"qwen3.5-0.8b", 752'393'024},  // tied head counted once
     {"qwen3.5-35b-a3b", 34'660'610'688},
     {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
+    {"flexolmo-7x7b-1t", 33'270'665'216},  // the index's total_parameters (OLMoE's layers, post-norms)
 };
 
 }  // namespace
@@ -160,6 +161,10 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err("{" + base + R"(, "hidden_size": 0})") == "c.json: hidden_size = 0: must be positive");
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "num_key_value_heads": 5})") ==
         "c.json: num_key_value_heads = 5: must divide num_attention_heads = 32");
+  // The experts' keys as the file spells them (the library's top_k and num_routed_experts are not the file's).
+  CHECK(err(R"({"model_type": "mixtral", "num_hidden_layers": 2, "num_attention_heads": 32, "hidden_size": 4096,
+    "intermediate_size": 11008, "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 9})") ==
+        "c.json: num_experts_per_tok = 9: must not exceed num_local_experts = 8");
   CHECK(err("{" + base + R"(, "hidden_size": 99999999999999999999})") ==
         "c.json: hidden_size = 1e+20: out of range");  // beyond 64 bits
   CHECK(err("{" + base + R"(, "hidden_size": 4096, "tie_word_embeddings": "no"})") ==

@@ -1,5 +1,6 @@
 // The mixture-of-experts and MLA families of hf_moe.cpp (DeepSeek, sparse attention, Qwen MoE, GPT-OSS,
-// GLM-4.5, Llama 4, ERNIE 4.5, MiniMax-M2, Mixtral): layouts, defaults and counts on real config.json files.
+// GLM-4.5, Llama 4, ERNIE 4.5, MiniMax-M2, Mixtral, FlexOlmo): layouts, defaults and counts on real config.json
+// files.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -524,4 +525,51 @@ TEST_CASE("glm4_moe_lite: DeepSeek-V3's MLA in GLM-4.5's MoE layers, the MTP lay
   CHECK_FALSE(typed.layers[1].moe());
   CHECK_THROWS_WITH(edited("glm-4.7-flash", [](nlohmann::json& j) { j["mlp_layer_types"] = {"dense"}; }),
                     Catch::Contains("mlp_layer_types = [\"dense\"]: must be a list of 47"));
+}
+
+TEST_CASE("flex_olmo: OLMoE's experts on every layer with OLMo 2's attention and post-norms", "[hf_config][kv]") {
+  const ModelSpec m = fixture("flexolmo-7x7b-1t");
+  const ParamCounts p = count_params(m);
+  const std::int64_t h = 4096, f = 11008, vocab = 100352, layers = 32, experts = 7;
+  CHECK(m.family == "flex_olmo");
+  CHECK(m.attention.variant == AttentionVariant::mha);
+  CHECK(m.attention.qk_norm_full_width);
+  CHECK(m.moe.num_routed_experts == experts);
+  CHECK(m.moe.top_k == 7);
+  for (const auto& l : m.layers) CHECK(l.moe());
+  // q, k, v and o with q_norm and k_norm over all 32 heads; seven gated experts and the router; two norms.
+  CHECK(p.attention_per_layer == 4 * h * h + 2 * h);
+  CHECK(p.total == 2 * vocab * h + layers * (p.attention_per_layer + experts * (3 * h * f + h) + 2 * h) + h);
+  CHECK(p.total == 33'270'665'216);  // the checkpoint index's total_parameters
+  CHECK(p.active == p.total);        // num_experts_per_tok 7: every expert runs
+  Workload w;
+  CHECK(count_kv_cache(m, w).bytes_per_token == layers * 2 * h * 2);
+  // OLMoE's count: its pre-norms and FlexOlmo's post-norms hold the same weights.
+  const ModelSpec olmoe = edited("flexolmo-7x7b-1t", [](nlohmann::json& j) { j["model_type"] = "olmoe"; });
+  CHECK(count_params(olmoe).total == p.total);
+  // Flex-reddit-2x7B-1T: the public expert and one more, both active; its float32 shards' total_size,
+  // 46,509,604,864 bytes, is four per parameter.
+  const ModelSpec pair = edited("flexolmo-7x7b-1t", [](nlohmann::json& j) {
+    j["num_experts"] = 2;
+    j["num_experts_per_tok"] = 2;
+  });
+  CHECK(4 * count_params(pair).total == 46'509'604'864);
+  // FlexOlmoConfig's defaults: 7 experts, top 5; v5's num_local_experts names the experts too.
+  const ModelSpec defaults = edited("flexolmo-7x7b-1t", [](nlohmann::json& j) {
+    j.erase("num_experts_per_tok");
+    j.erase("num_experts");
+    j.erase("vocab_size");
+    j.erase("intermediate_size");
+  });
+  CHECK(count_params(defaults).total == p.total);
+  CHECK(count_params(defaults).active == p.total - layers * 2 * 3 * h * f);
+  const ModelSpec v5 = edited("flexolmo-7x7b-1t", [](nlohmann::json& j) {
+    j.erase("num_experts");
+    j["num_local_experts"] = 8;
+  });
+  CHECK(v5.moe.num_routed_experts == 8);
+  CHECK_THROWS_WITH(edited("flexolmo-7x7b-1t", [](nlohmann::json& j) { j["num_experts"] = 0; }),
+                    Catch::Contains("num_experts = 0"));
+  CHECK_THROWS_WITH(edited("flexolmo-7x7b-1t", [](nlohmann::json& j) { j["num_experts"] = 4; }),
+                    Catch::Contains("num_experts_per_tok = 7: must not exceed num_experts = 4"));
 }
