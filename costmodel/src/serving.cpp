@@ -131,6 +131,37 @@ std::int64_t decode_batch(const ModelSpec& m, const ServingQuery& q, const Profi
   return cap;
 }
 
+// How long a request that arrives under continuous batching waits before its prefill starts (ms), and the
+// share of the GPU's time in prefills. Neither engine starts a prefill inside a step: vLLM's V1 scheduler
+// (vllm-project/vllm vllm/v1/core/sched/scheduler.py, Scheduler.schedule(), commit 00024d31) fills each
+// step's token budget with the running requests' tokens first and then with the waiting requests';
+// SGLang (sgl-project/sglang python/sglang/srt/managers/scheduler.py, Scheduler.run_step(), commit
+// d51c1c21, v0.3) runs a prefill batch of the waiting requests whenever one can be formed, before the
+// next decode step, and mixes prefill and decode in one batch only with --enable-mixed-chunk. So an
+// arrival waits for the step in flight, then for the prefills queued ahead of it, then runs its own:
+//   W = R / (1 - rho),   R = ((1 - rho) * decode_step + rho * prefill) / 2.
+// rho is the share of time in prefills, the share the TPOT already charges ((batch / osl) prefills per
+// step of tpot, so rho = 1 - decode_step / tpot). R is what is left of the step in flight when a
+// Poisson arrival lands (in a step with a chance proportional to its length, half way through on
+// average). By Little's law lambda * W prefills are queued ahead, each one prefill long, and
+// lambda * prefill = rho: W = R + rho * W. A closed loop of `batch` requests has at most batch - 1
+// prefills ahead, which bounds W. docs/cost-model.md, "TTFT under load".
+struct QueueWait {
+  double wait_ms = 0;
+  double prefill_share = 0;
+};
+
+QueueWait queue_wait(double decode_step_ms, double prefill_ms, double tpot_ms, std::int64_t batch) {
+  QueueWait q;
+  if (batch <= 1 || !(tpot_ms > 0)) return q;
+  q.prefill_share = std::clamp(1.0 - decode_step_ms / tpot_ms, 0.0, 1.0);  // tpot = step + prefills' share
+  const double rho = q.prefill_share;
+  const double remainder = ((1.0 - rho) * decode_step_ms + rho * prefill_ms) / 2.0;
+  const double bound = std::max(decode_step_ms, prefill_ms) + double(batch - 1) * prefill_ms;
+  q.wait_ms = rho < 1.0 ? std::min(remainder / (1.0 - rho), bound) : bound;
+  return q;
+}
+
 }  // namespace
 
 ServingTimes predict_serving(const ModelSpec& m, const ServingQuery& q, const Predictor& p, const EngineModel& e) {
@@ -159,15 +190,19 @@ ServingTimes predict_serving(const ModelSpec& m, const ServingQuery& q, const Pr
   t.prefill_kernels_ms = pre.kernels_ms;
   t.prefill_other_ms = pre.other_ms + pre.gaps_ms + pre.host_ms;
   t.request_overhead_ms = e.request_overhead_s * 1e3;
-  t.ttft_ms = pre.total() + t.request_overhead_ms;
 
   const double step = dec.total();
   if (q.mode == ServingMode::continuous && t.batch > 1) {
-    // Each step also carries, on average, the prefills of the batch / osl requests that start per step.
+    // Each step also carries, on average, the prefills of the batch / osl requests that start per step;
+    // a request's own prefill starts when the step in flight and the prefills ahead of it are done.
     t.tpot_ms = step + double(t.batch) / double(q.osl) * pre.total();
+    const QueueWait w = queue_wait(step, pre.total(), t.tpot_ms, t.batch);
+    t.queue_wait_ms = w.wait_ms;
+    t.prefill_share = w.prefill_share;
   } else {
     t.tpot_ms = step;
   }
+  t.ttft_ms = t.queue_wait_ms + pre.total() + t.request_overhead_ms;
   t.request_latency_ms = t.ttft_ms + double(q.osl - 1) * t.tpot_ms;
   if (q.mode == ServingMode::static_batch) {
     const double total_ms = pre.total() + double(q.osl - 1) * step;

@@ -2,6 +2,9 @@
 // terms, the engine's cap per scheduler, engine files, and the parallelism they serve under.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "hf_fixture.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/memory_fit.hpp"
@@ -96,6 +99,54 @@ TEST_CASE("serving: a static batch prefills together, continuous batching mixes 
   // Each step carries 32 / 256 of a prefill.
   CHECK(cont.tpot_ms == Approx(lat.tpot_ms + 32.0 / 256.0 * lat.ttft_ms).epsilon(kExact));
   CHECK(cont.output_tokens_per_s == Approx(32 / (cont.tpot_ms * 1e-3)).epsilon(kExact));
+}
+
+TEST_CASE("serving: under continuous batching a request waits for the step in flight and the prefills ahead", "[serving]") {
+  const ModelSpec m = testing::fixture("llama-3-8b");
+  const Profile prof = gpu();
+  const Predictor p(prof);
+  const EngineModel e = engine(1e-6, 50e-6, 0);
+  const auto served = [&](std::int64_t isl, std::int64_t osl, std::int64_t concurrency, ServingMode mode) {
+    ServingQuery q = query(isl, osl, concurrency, mode);
+    q.decode_context = 1024;  // the same decode step whatever osl is
+    return predict_serving(m, q, p, e);
+  };
+  // One request alone never waits.
+  const ServingTimes alone = served(512, 256, 1, ServingMode::latency);
+  CHECK(alone.queue_wait_ms == 0);
+  CHECK(alone.prefill_share == 0);
+
+  // 32 in flight: the same prefill, after a wait.
+  const ServingTimes lat = served(512, 256, 32, ServingMode::latency);
+  const ServingTimes cont = served(512, 256, 32, ServingMode::continuous);
+  const double decode_step = lat.tpot_ms, prefill = lat.ttft_ms;
+  CHECK(cont.queue_wait_ms > 0);
+  CHECK(cont.ttft_ms == Approx(prefill + cont.queue_wait_ms).epsilon(kExact));
+  // The share of time in prefills is what the TPOT charges for them: 32 / 256 prefills per step.
+  CHECK(cont.prefill_share == Approx(32.0 / 256.0 * prefill / cont.tpot_ms).epsilon(kExact));
+  CHECK(cont.prefill_share == Approx(1.0 - decode_step / cont.tpot_ms).epsilon(1e-9));
+  // At least half the step in flight, at most that step and the other 31 requests' prefills.
+  CHECK(cont.queue_wait_ms >= decode_step / 2);
+  CHECK(cont.queue_wait_ms <= std::max(decode_step, prefill) + 31 * prefill);
+
+  // Light load (prefills rare): an arrival lands on average half way through a decode step.
+  const ServingTimes light = served(512, 1'000'000, 2, ServingMode::continuous);
+  CHECK(light.prefill_share < 1e-4);
+  CHECK(light.queue_wait_ms == Approx(served(512, 1'000'000, 2, ServingMode::latency).tpot_ms / 2).epsilon(1e-3));
+
+  // More requests starting per step: longer waits.
+  CHECK(served(512, 64, 32, ServingMode::continuous).queue_wait_ms > cont.queue_wait_ms);
+
+  // Long prompts, short outputs: nearly all time in prefills; the closed loop bounds the wait by the
+  // step in flight and the one other request's prefill.
+  const ServingTimes heavy = served(8192, 2, 2, ServingMode::continuous);
+  const double long_prefill = served(8192, 2, 2, ServingMode::latency).ttft_ms;
+  CHECK(heavy.prefill_share > 0.9);
+  CHECK(heavy.queue_wait_ms <= 2 * long_prefill * (1 + 1e-9));
+  CHECK(std::isfinite(heavy.ttft_ms));
+
+  // A static batch's requests start together: no wait beyond the batch's own prefill.
+  CHECK(served(512, 256, 32, ServingMode::static_batch).queue_wait_ms == 0);
 }
 
 TEST_CASE("serving: max throughput takes the KV capacity, capped per scheduler", "[serving]") {

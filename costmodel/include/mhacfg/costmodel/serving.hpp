@@ -52,7 +52,7 @@ struct ServingQuery {
 };
 
 struct ServingTimes {
-  double ttft_ms = 0;             // first token of a request: queue-free prefill + per-request cost
+  double ttft_ms = 0;             // first token of a request: its wait (continuous), prefill, per-request cost
   double tpot_ms = 0;             // time per output token after the first (= inter-token latency)
   double request_latency_ms = 0;  // ttft + (osl - 1) tpot
   double output_tokens_per_s = 0;          // all GPUs of the replica
@@ -69,6 +69,8 @@ struct ServingTimes {
   double prefill_kernels_ms = 0;  // one request's prompt (or a static batch's)
   double prefill_other_ms = 0;    // its other ops, gaps and step cost
   double request_overhead_ms = 0;
+  double queue_wait_ms = 0;       // continuous batching: waiting for the step in flight and the prefills ahead
+  double prefill_share = 0;       // continuous batching: the share of the GPU's time spent in prefills
   ModelTimes decode_times;        // the kernel-only times at the decode batch
 };
 
