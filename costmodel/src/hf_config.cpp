@@ -232,6 +232,8 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
       {"vaultgemma", parse_vaultgemma},
       {"bitnet", parse_bitnet},
+      {"gemma3n_text", parse_gemma3n_text},
+      {"gemma3n", parse_gemma3n},
   };
   return table;
 }
