@@ -43,6 +43,7 @@ std::int64_t ffn_matrix_params(const ModelSpec& m, std::int64_t f) {
 std::int64_t ffn_params(const ModelSpec& m, std::int64_t f) {
   std::int64_t p = ffn_matrix_params(m, f);
   if (m.ffn.bias) p = add(p, (m.ffn.kind == FfnKind::gated ? 2 * f : f) + m.d_model, kParams);
+  if (m.ffn.inner_norm) p = add(p, norm_params(m, f), kParams);  // BitNet's ffn_sub_norm before down_proj
   return add(p, m.ffn.activation_params, kParams);
 }
 
@@ -79,6 +80,28 @@ std::int64_t attention_projection_weights(const ModelSpec& m) {
   const std::int64_t v = mul(d, a.num_kv_heads, a.v_head_dim, kParams);
   const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
   return add(add(q, k, kParams), add(v, o, kParams), kParams);
+}
+
+// The matmul weights of one MHA/GQA layer's K and V projections, which a layer reading another's cache
+// (LayerSpec::shared_kv) does not run; 0 for MLA (no layer shares its latent).
+std::int64_t kv_matmul_weights(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  if (is_mla(m)) return 0;
+  return mul(m.d_model, a.num_kv_heads, a.head_dim + a.v_head_dim, kParams);
+}
+
+// Softmax layers that read an earlier layer's K/V instead of caching their own.
+std::int64_t kv_sharing_layers(const ModelSpec& m) { return m.num_attention_layers() - m.num_kv_cache_layers(); }
+
+// AuxSpec's parameters beside the embedding table: every layer's and the model's.
+std::int64_t aux_params(const ModelSpec& m) {
+  const AuxSpec& x = m.aux;
+  return add(mul(m.num_layers(), add(x.layer_matmul, x.layer_other, kParams), kParams), add(x.model_matmul, x.model_other, kParams),
+             kParams);
+}
+// AuxSpec's matmul weights one token passes.
+std::int64_t aux_matmul_weights(const ModelSpec& m) {
+  return add(mul(m.num_layers(), m.aux.layer_matmul, kFlops), m.aux.model_matmul, kFlops);
 }
 
 // Routed-expert weights of one MoE layer.
@@ -175,8 +198,9 @@ struct LayerKinds {
   }
 };
 
+// Tokens cached over the layers with a cache of their own (a layer sharing another's K/V holds none).
 std::int64_t layer_tokens(const LayerKinds& kinds, std::int64_t context) {
-  return kinds.sum(kKv, [&](const LayerSpec& l) { return cached_tokens(l, context); });
+  return kinds.sum(kKv, [&](const LayerSpec& l) { return l.shared_kv ? 0 : cached_tokens(l, context); });
 }
 
 std::int64_t moe_layer_count(const ModelSpec& m) {
@@ -210,6 +234,7 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
       p = add(p, norm_params(m, 2 * a.head_dim), kParams);  // q_norm and k_norm, shared by the heads
   }
   if (a.o_bias) p = add(p, m.d_model, kParams);
+  if (a.output_norm) p = add(p, norm_params(m, mul(a.num_q_heads, a.v_head_dim, kParams)), kParams);  // before o_proj
   if (a.sinks) p = add(p, a.num_q_heads, kParams);  // one sink logit per query head
   if (a.sparse()) p = add(p, mul(2, a.indexer.head_dim, kParams), kParams);  // the indexer's k_norm: a LayerNorm's weight and bias
   return p;
@@ -241,7 +266,7 @@ std::int64_t kv_projection_params_per_layer(const ModelSpec& m) {
 static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   ParamCounts p;
   const std::int64_t d = m.d_model;
-  p.embedding = mul(m.vocab_size + m.learned_positions, d, kParams);
+  p.embedding = add(mul(m.vocab_size + m.learned_positions, d, kParams), mul(m.aux.table_rows, m.aux.table_width, kParams), kParams);
   p.lm_head = add(m.tie_embeddings ? 0 : mul(m.vocab_size, d, kParams), m.lm_head_bias ? m.vocab_size : 0, kParams);
   p.attention_per_layer = attention_params_per_layer(m);
   // wq_b, wk, weights_proj and k_norm's weight and bias in every softmax layer with an indexer of its
@@ -259,8 +284,9 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.routed_experts = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
   p.norms = add(mul(kinds.sum(kParams, [&](const LayerSpec& l) { return layer_norm_count(m, l); }), norm_params(m, d), kParams),
                 m.norm.final_norm ? norm_params(m, d) : 0, kParams);
+  p.aux = aux_params(m);
   p.total = add(add(add(p.embedding, p.lm_head, kParams), add(p.attention, p.ffn, kParams), kParams),
-                add(add(p.router, p.norms, kParams), p.linear_attention, kParams), kParams);
+                add(add(p.router, p.norms, kParams), add(p.linear_attention, p.aux, kParams), kParams), kParams);
   p.replicated = add(add(p.indexer, mul(mla_down_params_per_layer(m), m.num_attention_layers(), kParams), kParams),
                      add(p.router, p.norms, kParams), kParams);
   if (!is_mla(m) && m.num_attention_layers() > 0) {
@@ -293,9 +319,11 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   kv.bytes_per_token_per_layer = add(stored_bytes(w.kv_dtype, elems, kKv), idx, kKv);
   // Layers with an indexer of their own hold its keys (sparse attention has no windows: every token).
   const auto own_indexer = [&](const LayerSpec& l) -> std::int64_t { return m.attention.sparse() && l.softmax() && !l.shared_topk; };
-  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, mul(elems, m.num_attention_layers(), kKv), kKv),
+  // A layer that reads an earlier layer's K/V (LayerSpec::shared_kv) caches none of its own.
+  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, mul(elems, m.num_kv_cache_layers(), kKv), kKv),
                            mul(idx, m.num_indexer_layers(), kKv), kKv);
-  const std::int64_t full_layers = kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention(); });
+  const std::int64_t full_layers =
+      kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention() && !l.shared_kv; });
   const std::int64_t full_indexer_layers = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_indexer(l) : 0; });
   kv.bytes_per_token_beyond_window =
       add(stored_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
@@ -355,8 +383,12 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   // Weights one token passes through in every layer's attention (softmax or linear) projections.
   // Layers that share another layer's top-k run no indexer projections.
   const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
-  const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops),
-                                   mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
+  // Layers that read an earlier layer's K/V run no K and V projections; AuxSpec's matmuls run once per layer or model.
+  const std::int64_t mixer_w =
+      add(add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops) -
+                  mul(kv_matmul_weights(m), kv_sharing_layers(m), kFlops),
+              mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops),
+          aux_matmul_weights(m), kFlops);
   f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
@@ -406,6 +438,7 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   std::int64_t params_read = c.params.total - c.params.embedding;
   if (m.tie_embeddings) params_read = add(params_read, table, kBytes);  // the LM head reads the table
   params_read = add(params_read, mul(w.batch, m.d_model, m.learned_positions > 0 ? 2 : 1, kBytes), kBytes);
+  params_read = add(params_read, mul(w.batch, m.aux.table_width, kBytes), kBytes);  // a per-layer-embedding row per token
   double expert_params_read = 0;
   std::int64_t routed_params = 0;
   if (moe_layers > 0) {

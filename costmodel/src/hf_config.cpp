@@ -235,6 +235,9 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"jais2", parse_jais2},
       {"cwm", parse_cwm},
       {"flex_olmo", parse_flex_olmo},
+      {"bitnet", parse_bitnet},
+      {"gemma3n_text", parse_gemma3n_text},
+      {"gemma3n", parse_gemma3n},
   };
   return table;
 }

@@ -176,5 +176,10 @@ void parse_qwen3_5_text(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5_moe_text(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_5_moe(const JsonFields& f, ModelSpec& m);
+// hf_bitnet.cpp
+void parse_bitnet(const JsonFields& f, ModelSpec& m);
+// hf_gemma3n.cpp
+void parse_gemma3n_text(const JsonFields& f, ModelSpec& m);
+void parse_gemma3n(const JsonFields& f, ModelSpec& m);
 
 }  // namespace mhacfg::hf

@@ -1,6 +1,7 @@
 #include "mhacfg/costmodel/model_spec.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/errors.hpp"
@@ -89,6 +90,9 @@ std::int64_t ModelSpec::num_indexer_layers() const {
   if (!attention.sparse()) return 0;
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax() && !l.shared_topk; });
 }
+std::int64_t ModelSpec::num_kv_cache_layers() const {
+  return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.softmax() && !l.shared_kv; });
+}
 std::int64_t ModelSpec::num_linear_layers() const {
   return std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.has_linear(); });
 }
@@ -153,6 +157,14 @@ void validate_layers(const std::vector<LayerSpec>& layers) {
       throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "only a dense FFN has a width of its own");
     if (l.mixer == Mixer::linear && l.span.local())
       throw InputError(span_field, std::to_string(l.span.tokens), "a linear-attention layer has no window or chunk");
+  }
+  // A layer that reads another's K/V needs an earlier softmax layer of the same span that caches its own.
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i].shared_kv) continue;
+    const auto producer = [&](const LayerSpec& l) { return l.softmax() && !l.shared_kv && l.span == layers[i].span; };
+    if (!layers[i].softmax() || std::none_of(layers.begin(), layers.begin() + static_cast<std::ptrdiff_t>(i), producer))
+      throw InputError("layers[" + std::to_string(i) + "].shared_kv", "true",
+                       "reads the K/V of an earlier softmax layer of the same span that caches its own, and none comes before it");
   }
 }
 
@@ -264,6 +276,10 @@ void validate(const ModelSpec& m) {
   require_non_negative(m.norm.per_layer, "norms_per_layer");
   require_non_negative(m.extra.mtp_modules, "mtp_modules");
   validate_vision(m.extra.vision);
+  for (const auto& [v, field] : {std::pair{m.aux.layer_matmul, "aux.layer_matmul"}, {m.aux.layer_other, "aux.layer_other"},
+                                 {m.aux.model_matmul, "aux.model_matmul"}, {m.aux.model_other, "aux.model_other"},
+                                 {m.aux.table_rows, "aux.table_rows"}, {m.aux.table_width, "aux.table_width"}})
+    require_non_negative(v, field);
 }
 
 }  // namespace mhacfg

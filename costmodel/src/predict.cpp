@@ -198,7 +198,9 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
   } else {
     s.num_kv_heads = kv_heads_per_gpu;
     const std::int64_t q_width = heads * a.head_dim * (a.output_gate ? 2 : 1);  // + the output gate
-    accumulate(acc.projections, p.gemm({tokens, q_width + kv_heads_per_gpu * (a.head_dim + a.v_head_dim), d}, wd), times);
+    // A layer reading an earlier layer's K/V (Gemma 3n's shared layers) projects only its queries.
+    const std::int64_t kv_width = layer.shared_kv ? 0 : kv_heads_per_gpu * (a.head_dim + a.v_head_dim);
+    accumulate(acc.projections, p.gemm({tokens, q_width + kv_width, d}, wd), times);
   }
   if (a.sparse() && !layer.shared_topk) {  // the indexer, whole on every GPU: wq_b, then wk with weights_proj, then the scores
     const IndexerSpec& x = a.indexer;

@@ -76,7 +76,7 @@ nlohmann::json attention_json(const ModelSpec& m) {
 
 nlohmann::json layer_pattern_json(const ModelSpec& m) {
   const LayerPattern pattern(m);
-  return {{"full_attention_layers", pattern.global},
+  nlohmann::json j = {{"full_attention_layers", pattern.global},
           {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
           {"windows", LayerPattern::sizes(pattern.windows)},
           {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
@@ -85,6 +85,9 @@ nlohmann::json layer_pattern_json(const ModelSpec& m) {
           {"parallel_layers", pattern.parallel},
           {"ffn_only_layers", pattern.ffn_only},
           {"skipped_layers", pattern.skipped}};
+  // Only where layers read an earlier layer's K/V (Gemma 3n), as other models' outputs were before.
+  if (m.num_kv_cache_layers() < m.num_attention_layers()) j["kv_shared_layers"] = m.num_attention_layers() - m.num_kv_cache_layers();
+  return j;
 }
 
 nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
@@ -157,6 +160,13 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (m.num_linear_layers() > 0) j["linear_attention"] = linear_attention_json(m.linear);
   if (m.extra.mtp_modules > 0) j["extra"]["mtp_modules"] = m.extra.mtp_modules;
   if (m.extra.vision.hidden > 0) j["extra"]["vision"] = vision_json(m.extra.vision);
+  // BitNet's sub-norms and Gemma 3n's residual-stream weights, only where a family has them.
+  if (m.attention.output_norm) j["attention"]["output_norm"] = true;
+  if (m.ffn.inner_norm) j["ffn"]["inner_norm"] = true;
+  const AuxSpec& x = m.aux;
+  if (x.layer_matmul + x.layer_other + x.model_matmul + x.model_other + x.table_rows > 0)
+    j["aux"] = {{"layer_matmul", x.layer_matmul}, {"layer_other", x.layer_other}, {"model_matmul", x.model_matmul},
+                {"model_other", x.model_other},   {"table_rows", x.table_rows},   {"table_width", x.table_width}};
   return j;
 }
 
@@ -247,6 +257,8 @@ std::string layer_pattern_text(const ModelSpec& m) {
   if (p.global > 0) part(std::to_string(p.global) + " global");
   if (p.ffn_only > 0) part(std::to_string(p.ffn_only) + " FFN only");
   if (p.skipped > 0) part(std::to_string(p.skipped) + " skipped");
+  const std::int64_t shared_kv = m.num_attention_layers() - m.num_kv_cache_layers();
+  if (shared_kv > 0) part(std::to_string(shared_kv) + " reading an earlier layer's K/V");
   return count + " (" + parts + ")";
 }
 
@@ -289,7 +301,7 @@ nlohmann::json breakdown_json(const FlopBreakdown& f) {
 nlohmann::json counts_json(const ModelCounts& c) {
   const ParamCounts& p = c.params;
   const KvCacheCounts& kv = c.kv_cache;
-  return {
+  nlohmann::json j = {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
         {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"replicated", p.replicated}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
@@ -311,6 +323,8 @@ nlohmann::json counts_json(const ModelCounts& c) {
        {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},
         {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written}, {"state", c.bytes.state},
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
+  if (p.aux > 0) j["params"]["aux"] = p.aux;  // only the families that have such weights (Gemma 3n)
+  return j;
 }
 
 nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e) {

@@ -19,7 +19,7 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 101> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 104> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
@@ -121,6 +121,9 @@ constexpr std::array<std::pair<const char*, const char*>, 101> kSources = {{
     {"jais-2-8b-chat", "inceptionai/Jais-2-8B-Chat"},
     {"cwm", "facebook/cwm"},
     {"flexolmo-7x7b-1t", "allenai/FlexOlmo-7x7B-1T"},
+    {"bitnet-b1.58-2b-4t", "microsoft/bitnet-b1.58-2B-4T"},
+    {"gemma-3n-e2b", "google/gemma-3n-E2B"},
+    {"gemma-3n-e4b", "google/gemma-3n-E4B"},
 }};
 
 // Other names of one preset: the name it had before it carried its version (Mixtral 8x7B has one

@@ -66,6 +66,7 @@ Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) 
   row(params, "ffn", p.ffn, fmt_count(double(p.ffn)), p.router ? "dense FFNs + experts" : "");
   if (p.router) row(params, "router", p.router, fmt_count(double(p.router)));
   row(params, "norms", p.norms, fmt_count(double(p.norms)));
+  if (p.aux) row(params, "aux", p.aux, fmt_count(double(p.aux)), "residual-stream weights beside attention and FFN (AltUp, LAuReL, per-layer inputs)");
   if (w.tp > 1)
     row(params, "whole on every GPU", p.replicated, fmt_count(double(p.replicated)),
         "under tp: " + std::string(p.indexer ? "indexers, " : "") + (m.attention.variant == AttentionVariant::mla ? "MLA's q_a and kv_a, " : "") +
@@ -82,7 +83,11 @@ Table kv_table(const ModelSpec& m, const Workload& w, const KvCacheCounts& kv, b
   Table kvt = quantity_table("KV cache (" + std::string(to_string(kv.dtype)) + ")");
   row(kvt, "bytes per token", kv.bytes_per_token, fmt_bytes(double(kv.bytes_per_token)),
       std::string(a.variant == AttentionVariant::mla ? "latent + RoPE key" : "K and V") + (a.sparse() ? " + indexer key" : "") +
-          (some_softmax ? ", softmax-attention layers" : ", all layers"));
+          (m.num_kv_cache_layers() < m.num_attention_layers()
+               ? ", the " + std::to_string(m.num_kv_cache_layers()) + " layers caching their own (the other " +
+                     std::to_string(m.num_attention_layers() - m.num_kv_cache_layers()) + " read an earlier layer's)"
+           : some_softmax ? ", softmax-attention layers"
+                          : ", all layers"));
   if (a.sparse()) {
     const std::int64_t keys = mul(kv.indexer_bytes_per_token_per_layer, m.num_indexer_layers(), "KV-cache bytes");
     const bool shared = m.num_indexer_layers() < m.num_attention_layers();

@@ -60,7 +60,7 @@ void validate(const Workload& w);
 
 struct ParamCounts {
   std::int64_t total = 0;      // unique trainable parameters of the main model
-  std::int64_t embedding = 0;  // token embedding (+ learned positions)
+  std::int64_t embedding = 0;  // token embedding (+ learned positions, + Gemma 3n's per-layer embeddings)
   std::int64_t lm_head = 0;    // untied output projection; 0 when tied to the embedding
   std::int64_t attention = 0;  // all softmax-attention layers (projections, biases, MLA norms, q/k norms)
   std::int64_t attention_per_layer = 0;
@@ -71,6 +71,7 @@ struct ParamCounts {
   std::int64_t router = 0;
   std::int64_t routed_experts = 0;  // of ffn: the routed experts, all MoE layers (split by ep when ep > 1)
   std::int64_t norms = 0;      // per-layer and final norms
+  std::int64_t aux = 0;        // residual-stream weights beside the mixers and FFNs (AuxSpec), 0 without
   std::int64_t active = 0;     // used per token (routed experts: top_k of them)
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
   std::int64_t vision = 0;     // vision encoder + projector (vision_params), not part of total
@@ -123,7 +124,8 @@ struct KvCacheCounts {
 
 // FLOPs are exact 128-bit counts (WideCount): a 10M-token prefill's attention passes 2^63.
 struct FlopBreakdown {
-  WideCount projections = 0;     // Q, K, V, O (and MLA down/up; linear attention's in/out) projections
+  // Q, K, V, O (and MLA down/up; linear attention's in/out) projections, and AuxSpec's matmuls
+  WideCount projections = 0;
   WideCount attention_core = 0;  // Q K^T and P V; linear attention's delta rule and convolution
   WideCount ffn = 0;             // dense FFN, experts and router
   WideCount lm_head = 0;

@@ -64,6 +64,9 @@ struct AttentionSpec {
   // attention): q_proj is 2 x num_q_heads x head_dim wide.
   bool output_gate = false;
   IndexerSpec indexer{};  // last: the initialisers above keep their meaning
+  // An RMSNorm over the attention output (num_q_heads x v_head_dim weights) before o_proj (BitNet's
+  // attn_sub_norm).
+  bool output_norm = false;
 
   bool sparse() const { return indexer.num_heads > 0; }
   std::int64_t group_size() const { return num_q_heads / num_kv_heads; }
@@ -153,6 +156,10 @@ struct LayerSpec {
   // The width of this layer's dense FFN when it differs from the model's (Llama-Nemotron's per-layer
   // widths); 0: FfnSpec::ffn_dim. Read it through dense_ffn_dim().
   std::int64_t ffn_dim = 0;
+  // Softmax attention over the K/V an earlier layer cached (Gemma 3n's num_kv_shared_layers): the layer
+  // caches and writes no K/V of its own and does not run its K and V projections (which the checkpoint
+  // still holds: they are counted), but reads the earlier layer's cache as a layer of its span would.
+  bool shared_kv = false;
 
   static LayerSpec attention() { return LayerSpec{}; }
   static LayerSpec linear() { return LayerSpec{Mixer::linear, LayerFfn::dense, Span{}, false}; }
@@ -196,7 +203,7 @@ inline Mixer linear_if(bool linear) { return linear ? Mixer::linear : Mixer::att
 // Layers that count and cost the same: the same mixer, FFN (and its width), span and indexer.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
   return a.mixer == b.mixer && a.ffn == b.ffn && a.span == b.span && a.shared_topk == b.shared_topk &&
-         a.ffn_dim == b.ffn_dim;
+         a.ffn_dim == b.ffn_dim && a.shared_kv == b.shared_kv;
 }
 
 struct FfnSpec {
@@ -204,6 +211,8 @@ struct FfnSpec {
   std::int64_t ffn_dim = 0;  // intermediate width of the dense FFN
   bool bias = false;
   std::int64_t activation_params = 0;  // learned scalars of each MLP's activation (Apertus' xIELU: alpha_p, alpha_n)
+  // An RMSNorm over the intermediate width before down_proj in every MLP (BitNet's ffn_sub_norm).
+  bool inner_norm = false;
 };
 
 // Mixture of experts on the layers whose FFN is LayerFfn::moe. Shared experts always run, as one FFN of
@@ -277,6 +286,20 @@ struct ExtraSpec {
   VisionSpec vision;
 };
 
+// Weights beside the mixers and FFNs that a family puts on the residual stream (Gemma 3n's AltUp,
+// LAuReL and per-layer inputs), in the total: per layer and once per model, `matmul` weights every
+// token passes once (2 FLOPs per weight per token) and `other` parameters (norms, scales, coefficient
+// maps) counted but not as FLOPs; and a second embedding table of `table_rows` x `table_width` (Gemma
+// 3n's per-layer embeddings), counted in the embedding, of which each token reads one row.
+struct AuxSpec {
+  std::int64_t layer_matmul = 0;
+  std::int64_t layer_other = 0;
+  std::int64_t model_matmul = 0;
+  std::int64_t model_other = 0;
+  std::int64_t table_rows = 0;
+  std::int64_t table_width = 0;
+};
+
 struct ModelSpec {
   std::string name;    // preset name or file the spec came from
   std::string family;  // HF model_type, or "custom"
@@ -292,6 +315,7 @@ struct ModelSpec {
   NormSpec norm;
   ExtraSpec extra;
   LinearAttentionSpec linear;
+  AuxSpec aux;
   // What an import assumed, one sentence each (defaults taken for keys the config leaves out).
   std::vector<std::string> notes;
 
@@ -301,6 +325,8 @@ struct ModelSpec {
   std::int64_t num_linear_layers() const;
   // Softmax layers with an indexer of their own (a sparse model's; 0 with dense attention).
   std::int64_t num_indexer_layers() const;
+  // Softmax layers that cache K/V of their own (all of them but Gemma 3n's KV-shared layers).
+  std::int64_t num_kv_cache_layers() const;
 };
 
 // The width of layer `l`'s dense FFN: its own, or the model's.
