@@ -83,10 +83,11 @@ std::int64_t attention_projection_weights(const ModelSpec& m) {
 
 // Routed-expert weights of one MoE layer.
 std::int64_t expert_params(const ModelSpec& m) { return ffn_params(m, m.moe.expert_ffn_dim); }
-// The router, and Qwen2-MoE's gate on the shared FFN (one more output of the router's input).
+// The router, and Qwen2-MoE's gate on the shared FFN (one more output of the router's input); it scores
+// the zero-computation experts too (LongCat-Flash), and its bias covers every expert it scores.
 std::int64_t router_params(const ModelSpec& m) {
-  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
-  return add(mul(outputs, m.d_model, kParams), m.moe.router_bias ? m.moe.num_routed_experts : 0, kParams);
+  const std::int64_t scored = add(m.moe.num_routed_experts, m.moe.zero_experts, kParams);
+  return add(mul(router_outputs(m.moe), m.d_model, kParams), m.moe.router_bias ? scored : 0, kParams);
 }
 std::int64_t shared_expert_params(const ModelSpec& m) {
   const std::int64_t width = shared_ffn_width(m.moe);
@@ -121,14 +122,24 @@ WideCount matmul_flops(std::int64_t tokens, std::int64_t weights) {
   return wide_mul(wide_mul(2, tokens, kFlops), weights, kFlops);
 }
 
+// The routed experts' matmuls for `tokens` tokens in one MoE layer: top_k experts each; with
+// zero-computation experts the expected top_k x routed / (routed + zero) (expected_routed_experts),
+// rounded down.
+WideCount routed_expert_flops(const ModelSpec& m, std::int64_t tokens) {
+  const MoeSpec& moe = m.moe;
+  const std::int64_t matrix = ffn_matrix_params(m, moe.expert_ffn_dim);
+  if (moe.zero_experts <= 0) return matmul_flops(tokens, mul(moe.top_k, matrix, kFlops));
+  const WideCount all_real = wide_mul(matmul_flops(tokens, matrix), mul(moe.top_k, moe.num_routed_experts, kFlops), kFlops);
+  return all_real / (WideCount(moe.num_routed_experts) + moe.zero_experts);
+}
+
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
 WideCount layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (l.ffn == LayerFfn::none) return 0;
   if (!l.moe()) return matmul_flops(tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)));  // x W_gate, x W_up, h W_down
-  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
-  const WideCount router = matmul_flops(tokens, mul(m.d_model, outputs, kFlops));  // x W_router (+ the shared gate)
-  const WideCount routed = matmul_flops(tokens, mul(m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops));
+  const WideCount router = matmul_flops(tokens, mul(m.d_model, router_outputs(m.moe), kFlops));  // x W_router (+ the shared gate)
+  const WideCount routed = routed_expert_flops(m, tokens);
   const WideCount shared = matmul_flops(tokens, ffn_matrix_params(m, shared_ffn_width(m.moe)));
   return wide_add(router, wide_add(routed, shared, kFlops), kFlops);
 }
@@ -267,9 +278,21 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
     p.kv_projection = mul(kv_projection_params_per_layer(m), m.num_attention_layers(), kParams);
     p.kv_heads = m.attention.num_kv_heads;
   }
-  const std::int64_t inactive =
-      moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
-  p.active = p.total - inactive;
+  // Per token the routed experts it runs; with zero-computation experts their number varies per token
+  // (active_min, active_max) and `active` is its expectation (expected_routed_experts), rounded.
+  const std::int64_t all_routed = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
+  const auto with_routed = [&](std::int64_t experts) {
+    return p.total - all_routed + (moe_layers > 0 ? mul(moe_layers, experts, expert_params(m), kParams) : 0);
+  };
+  p.active_min = with_routed(fewest_routed_experts(m.moe));
+  p.active_max = with_routed(most_routed_experts(m.moe));
+  if (m.moe.zero_experts <= 0 || moe_layers == 0) {
+    p.active = with_routed(m.moe.top_k);
+  } else {
+    const WideCount used = wide_mul(mul(moe_layers, expert_params(m), kParams), mul(m.moe.top_k, m.moe.num_routed_experts, kParams), kParams);
+    const WideCount experts = WideCount(m.moe.num_routed_experts) + m.moe.zero_experts;
+    p.active = p.total - all_routed + narrow((2 * used + experts) / (2 * experts), kParams);  // rounded to nearest
+  }
   if (m.extra.mtp_modules > 0) {
     // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last softmax-attention layer
     // (Qwen3-Next's MTP layer has gated attention whatever its last layer is), shared_head norm.
@@ -409,8 +432,10 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   double expert_params_read = 0;
   std::int64_t routed_params = 0;
   if (moe_layers > 0) {
+    // The router picks top_k of the routed and zero-computation experts; only the routed ones are read.
     const double e = static_cast<double>(m.moe.num_routed_experts);
-    b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / e, static_cast<double>(w.batch)));
+    const double scored = e + static_cast<double>(m.moe.zero_experts);
+    b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / scored, static_cast<double>(w.batch)));
     routed_params = mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
     params_read -= routed_params;
     expert_params_read = b.experts_read * static_cast<double>(moe_layers) * static_cast<double>(expert_params(m));

@@ -231,6 +231,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen3_5_moe", parse_qwen3_5_moe},
       {"qwen3_5_moe_text", parse_qwen3_5_moe_text},
       {"vaultgemma", parse_vaultgemma},
+      {"longcat_flash", parse_longcat_flash},
   };
   return table;
 }

@@ -55,9 +55,9 @@ void layer_other_ops(const ModelSpec& m, const LayerSpec& layer, const Workload&
   } else {
     const MoeSpec& moe = m.moe;
     const double k = double(moe.top_k);
-    o.add(tokens * double(moe.num_routed_experts) * 3.0 * 4.0);             // router softmax / top-k (fp32)
+    o.add(tokens * double(moe.num_routed_experts + moe.zero_experts) * 3.0 * 4.0);  // router softmax / top-k (fp32)
     o.add(2.0 * tokens * k * d * kActivationBytes, 2);                      // permute (align, scatter)
-    o.add(tokens * k * double(moe.expert_ffn_dim) / tp * up * kActivationBytes);  // experts' activation
+    o.add(tokens * expected_routed_experts(moe) * double(moe.expert_ffn_dim) / tp * up * kActivationBytes);  // experts' activation
     o.add((tokens * k + tokens) * d * kActivationBytes);                    // unpermute and weighted sum
     if (moe.num_shared_experts > 0) o.add(tokens * double(shared_ffn_width(moe)) / tp * up * kActivationBytes);
   }

@@ -105,6 +105,9 @@ const PublishedTotal kPublishedTotals[] = {
     {"qwen3.5-0.8b", 752'393'024},  // tied head counted once
     {"qwen3.5-35b-a3b", 34'660'610'688},
     {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
+    // LongCat-Flash-Chat: what transformers builds; the Hub total adds the MTP layer with its own embedding
+    // and the router buffers (the longcat_flash test).
+    {"longcat-flash-chat", 561'862'880'256 - 392'593'408 - 131'072LL * 6144 - 28 * 768},
 };
 
 }  // namespace

@@ -88,14 +88,16 @@ nlohmann::json layer_pattern_json(const ModelSpec& m) {
 }
 
 nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
-  return {{"moe_layers", moe_layers},
-          {"num_routed_experts", m.moe.num_routed_experts},
-          {"num_shared_experts", m.moe.num_shared_experts},
-          {"expert_ffn_dim", m.moe.expert_ffn_dim},
-          {"shared_ffn_dim", shared_ffn_width(m.moe)},
-          {"shared_gate", m.moe.shared_gate},
-          {"top_k", m.moe.top_k},
-          {"router_bias", m.moe.router_bias}};
+  nlohmann::json j = {{"moe_layers", moe_layers},
+                      {"num_routed_experts", m.moe.num_routed_experts},
+                      {"num_shared_experts", m.moe.num_shared_experts},
+                      {"expert_ffn_dim", m.moe.expert_ffn_dim},
+                      {"shared_ffn_dim", shared_ffn_width(m.moe)},
+                      {"shared_gate", m.moe.shared_gate},
+                      {"top_k", m.moe.top_k},
+                      {"router_bias", m.moe.router_bias}};
+  if (m.moe.zero_experts > 0) j["zero_experts"] = m.moe.zero_experts;  // identity experts (LongCat-Flash)
+  return j;
 }
 
 nlohmann::json linear_attention_json(const LinearAttentionSpec& la) {
@@ -289,7 +291,7 @@ nlohmann::json breakdown_json(const FlopBreakdown& f) {
 nlohmann::json counts_json(const ModelCounts& c) {
   const ParamCounts& p = c.params;
   const KvCacheCounts& kv = c.kv_cache;
-  return {
+  nlohmann::json j = {
       {"params",
        {{"total", p.total}, {"embedding", p.embedding}, {"lm_head", p.lm_head}, {"attention", p.attention},
         {"attention_per_layer", p.attention_per_layer}, {"indexer", p.indexer}, {"replicated", p.replicated}, {"ffn", p.ffn}, {"router", p.router}, {"norms", p.norms},
@@ -311,6 +313,13 @@ nlohmann::json counts_json(const ModelCounts& c) {
        {{"decode_per_token", c.bytes.per_token}, {"decode_step", c.bytes.step}, {"weights", c.bytes.weights},
         {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written}, {"state", c.bytes.state},
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
+  // Zero-computation experts (LongCat-Flash): `active` is an expectation; what a token uses varies.
+  if (p.active_min != p.active_max) {
+    j["params"]["active_dynamic"] = true;
+    j["params"]["active_min"] = p.active_min;
+    j["params"]["active_max"] = p.active_max;
+  }
+  return j;
 }
 
 nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e) {
