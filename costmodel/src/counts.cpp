@@ -94,9 +94,16 @@ std::int64_t shared_expert_params(const ModelSpec& m) {
   return width > 0 ? ffn_params(m, width) : 0;
 }
 
+// A d_model x d_model linear layer in place of attention or of the FFN (Llama-Nemotron's replace_with_linear).
+std::int64_t linear_map_params(const ModelSpec& m) { return mul(m.d_model, m.d_model, kParams); }
+std::int64_t linear_map_mixers(const ModelSpec& m) {
+  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.mixer == Mixer::linear_map; });
+}
+
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
 std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
   if (l.ffn == LayerFfn::none) return 0;
+  if (l.ffn == LayerFfn::linear_map) return linear_map_params(m);
   if (!l.moe()) return ffn_params(m, dense_ffn_dim(m, l));
   return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
 }
@@ -110,8 +117,9 @@ std::int64_t layer_norm_count(const ModelSpec& m, const LayerSpec& l) {
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  const std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
-                                 l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
+  std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
+                           l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
+  if (l.mixer == Mixer::linear_map) mixer = linear_map_params(m);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe()) p = add(p, router_params(m), kParams);
   return add(p, mul(layer_norm_count(m, l), norm_params(m, m.d_model), kParams), kParams);
@@ -137,6 +145,7 @@ WideCount routed_expert_flops(const ModelSpec& m, std::int64_t tokens) {
 // routed experts and the shared experts.
 WideCount layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (l.ffn == LayerFfn::none) return 0;
+  if (l.ffn == LayerFfn::linear_map) return matmul_flops(tokens, linear_map_params(m));  // x W
   if (!l.moe()) return matmul_flops(tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)));  // x W_gate, x W_up, h W_down
   const WideCount router = matmul_flops(tokens, mul(m.d_model, router_outputs(m.moe), kFlops));  // x W_router (+ the shared gate)
   const WideCount routed = routed_expert_flops(m, tokens);
@@ -261,6 +270,8 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
       m.attention.sparse() ? add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams) : 0;
   const std::int64_t sharing = m.num_attention_layers() - m.num_indexer_layers();
   p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams) - mul(indexer_per_layer, sharing, kParams);
+  // Linear layers in place of attention (Llama-Nemotron) count as attention: they take its place and dtype.
+  p.attention = add(p.attention, mul(linear_map_params(m), linear_map_mixers(m), kParams), kParams);
   p.indexer = mul(indexer_per_layer, m.num_indexer_layers(), kParams);
   p.linear_attention_per_layer = linear_attention_params_per_layer(m);
   p.linear_attention = mul(p.linear_attention_per_layer, linear_layer_count(m), kParams);
@@ -378,8 +389,9 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   // Weights one token passes through in every layer's attention (softmax or linear) projections.
   // Layers that share another layer's top-k run no indexer projections.
   const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
-  const std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops),
-                                   mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
+  std::int64_t mixer_w = add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops),
+                             mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops);
+  mixer_w = add(mixer_w, mul(linear_map_params(m), linear_map_mixers(m), kFlops), kFlops);  // x W in place of attention
   f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;

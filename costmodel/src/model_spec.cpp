@@ -160,6 +160,8 @@ void validate_layers(const std::vector<LayerSpec>& layers) {
     if (l.span.tokens < 0) throw InputError(span_field, std::to_string(l.span.tokens), "must not be negative");
     if (l.mixer == Mixer::none && l.span.local())
       throw InputError(span_field, std::to_string(l.span.tokens), "an FFN-only layer has no window or chunk");
+    if (l.mixer == Mixer::linear_map && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "a linear layer in place of attention has no window or chunk");
     if (l.ffn_dim < 0) throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "must not be negative");
     if (l.ffn_dim > 0 && l.ffn != LayerFfn::dense)
       throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "only a dense FFN has a width of its own");

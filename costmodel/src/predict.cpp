@@ -159,6 +159,11 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     ffn_time(m, layer, w, p, ffn_tokens, acc, times);
     return;
   }
+  if (layer.mixer == Mixer::linear_map) {  // a d_model x d_model linear in place of attention, split over tp
+    accumulate(acc.projections, p.gemm({tokens, std::max<std::int64_t>(1, d / tp), d}, wd), times);
+    ffn_time(m, layer, w, p, ffn_tokens, acc, times);
+    return;
+  }
   if (layer.has_linear()) {
     const LinearAttentionSpec& la = m.linear;
     const LinearShard sh = linear_shard(m, tp);
@@ -222,6 +227,10 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
   const DType wd = w.ffn_weights();
+  if (layer.ffn == LayerFfn::linear_map) {  // a d_model x d_model linear in place of the FFN, split over tp
+    accumulate(acc.ffn, p.gemm({tokens, std::max<std::int64_t>(1, d / tp), d}, wd), times);
+    return;
+  }
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
     const std::int64_t f = dense_ffn_dim(m, layer) / tp;  // the layer's own width (Llama-Nemotron)

@@ -48,7 +48,7 @@ void layer_other_ops(const ModelSpec& m, const LayerSpec& layer, const Workload&
     o.add(tokens * kv_width * (kActivationBytes + double(dtype_bits(w.kv_dtype)) / 8.0));  // cache write
     if (a.variant == AttentionVariant::mla) o.add(2.0 * tokens * double(a.mla.kv_lora_rank) * kActivationBytes);  // kv_a norm
   }
-  if (layer.ffn == LayerFfn::none) return;
+  if (layer.ffn == LayerFfn::none || layer.ffn == LayerFfn::linear_map) return;  // no activation between matmuls
   const double up = m.ffn.kind == FfnKind::gated ? 3.0 : 2.0;  // gated: read gate and up, write one
   if (!layer.moe()) {
     o.add(tokens * double(dense_ffn_dim(m, layer)) / tp * up * kActivationBytes);

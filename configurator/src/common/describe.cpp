@@ -19,10 +19,14 @@ struct LayerPattern {
   std::map<std::int64_t, std::int64_t> windows, chunks, parallel_local;
   std::int64_t global = 0, linear = 0, ffn_only = 0, parallel = 0;
   std::int64_t skipped = 0;  // neither attention nor an FFN (Llama-Nemotron's skipped blocks)
+  // Llama-Nemotron's linear layers in place of attention or of the FFN (replace_with_linear).
+  std::int64_t linear_map_mixers = 0, linear_map_ffns = 0;
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.mixer == Mixer::none && l.ffn == LayerFfn::none) ++skipped;
+      if (l.ffn == LayerFfn::linear_map) ++linear_map_ffns;
+      if (l.mixer == Mixer::linear_map) ++linear_map_mixers;
+      else if (l.mixer == Mixer::none && l.ffn == LayerFfn::none) ++skipped;
       else if (l.mixer == Mixer::none) ++ffn_only;
       else if (l.mixer == Mixer::parallel) {
         ++parallel;
@@ -76,15 +80,19 @@ nlohmann::json attention_json(const ModelSpec& m) {
 
 nlohmann::json layer_pattern_json(const ModelSpec& m) {
   const LayerPattern pattern(m);
-  return {{"full_attention_layers", pattern.global},
-          {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
-          {"windows", LayerPattern::sizes(pattern.windows)},
-          {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
-          {"chunks", LayerPattern::sizes(pattern.chunks)},
-          {"linear_attention_layers", pattern.linear},
-          {"parallel_layers", pattern.parallel},
-          {"ffn_only_layers", pattern.ffn_only},
-          {"skipped_layers", pattern.skipped}};
+  nlohmann::json j = {{"full_attention_layers", pattern.global},
+                      {"sliding_window_layers", LayerPattern::layers(pattern.windows)},
+                      {"windows", LayerPattern::sizes(pattern.windows)},
+                      {"chunked_attention_layers", LayerPattern::layers(pattern.chunks)},
+                      {"chunks", LayerPattern::sizes(pattern.chunks)},
+                      {"linear_attention_layers", pattern.linear},
+                      {"parallel_layers", pattern.parallel},
+                      {"ffn_only_layers", pattern.ffn_only},
+                      {"skipped_layers", pattern.skipped}};
+  // Llama-Nemotron's replace_with_linear blocks, only where a model has them.
+  if (pattern.linear_map_mixers > 0) j["linear_for_attention_layers"] = pattern.linear_map_mixers;
+  if (pattern.linear_map_ffns > 0) j["linear_for_ffn_layers"] = pattern.linear_map_ffns;
+  return j;
 }
 
 nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
@@ -234,7 +242,9 @@ std::string profile_basis_note(const Profile& p) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0 && p.skipped == 0) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0 && p.skipped == 0 &&
+      p.linear_map_mixers == 0 && p.linear_map_ffns == 0)
+    return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
   if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
@@ -249,6 +259,8 @@ std::string layer_pattern_text(const ModelSpec& m) {
   if (p.global > 0) part(std::to_string(p.global) + " global");
   if (p.ffn_only > 0) part(std::to_string(p.ffn_only) + " FFN only");
   if (p.skipped > 0) part(std::to_string(p.skipped) + " skipped");
+  if (p.linear_map_mixers > 0) part(std::to_string(p.linear_map_mixers) + " with a linear layer for attention");
+  if (p.linear_map_ffns > 0) part(std::to_string(p.linear_map_ffns) + " with a linear layer for the FFN");
   return count + " (" + parts + ")";
 }
 

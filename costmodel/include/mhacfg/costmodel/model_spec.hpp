@@ -117,11 +117,15 @@ enum class Mixer {
   // added; the attention's span as for `attention`.
   parallel,
   none,  // Nemotron-H's FFN-only block (MLP or experts); Llama-Nemotron's layers whose attention is skipped
+  // A d_model x d_model linear layer (no bias) in place of attention, after the layer's input norm
+  // (Llama-Nemotron's replace_with_linear): it mixes no tokens and caches nothing.
+  linear_map,
 };
 
 // The FFN after the mixer. Nemotron-H's mixer-only blocks (attention, Mamba2) have none, nor Llama-Nemotron's
-// layers whose FFN is skipped (a layer with neither passes its input on unchanged).
-enum class LayerFfn { dense, moe, none };
+// layers whose FFN is skipped (a layer with neither passes its input on unchanged); linear_map is a
+// d_model x d_model linear layer (no bias) in place of the FFN (Llama-Nemotron's replace_with_linear).
+enum class LayerFfn { dense, moe, none, linear_map };
 
 // How far back a layer's softmax attention reads. full: every earlier token. window W: each query
 // attends to at most W keys (itself included). chunk C (Llama 4's chunked local attention): a query at
