@@ -106,19 +106,27 @@ std::int64_t aux_matmul_weights(const ModelSpec& m) {
 
 // Routed-expert weights of one MoE layer.
 std::int64_t expert_params(const ModelSpec& m) { return ffn_params(m, m.moe.expert_ffn_dim); }
-// The router, and Qwen2-MoE's gate on the shared FFN (one more output of the router's input).
+// The router, and Qwen2-MoE's gate on the shared FFN (one more output of the router's input); it scores
+// the zero-computation experts too (LongCat-Flash), and its bias covers every expert it scores.
 std::int64_t router_params(const ModelSpec& m) {
-  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
-  return add(mul(outputs, m.d_model, kParams), m.moe.router_bias ? m.moe.num_routed_experts : 0, kParams);
+  const std::int64_t scored = add(m.moe.num_routed_experts, m.moe.zero_experts, kParams);
+  return add(mul(router_outputs(m.moe), m.d_model, kParams), m.moe.router_bias ? scored : 0, kParams);
 }
 std::int64_t shared_expert_params(const ModelSpec& m) {
   const std::int64_t width = shared_ffn_width(m.moe);
   return width > 0 ? ffn_params(m, width) : 0;
 }
 
+// A d_model x d_model linear layer in place of attention or of the FFN (Llama-Nemotron's replace_with_linear).
+std::int64_t linear_map_params(const ModelSpec& m) { return mul(m.d_model, m.d_model, kParams); }
+std::int64_t linear_map_mixers(const ModelSpec& m) {
+  return std::count_if(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.mixer == Mixer::linear_map; });
+}
+
 // FFN-side parameters of one layer (dense FFN, or experts + shared experts), without the router.
 std::int64_t layer_ffn_params(const ModelSpec& m, const LayerSpec& l) {
   if (l.ffn == LayerFfn::none) return 0;
+  if (l.ffn == LayerFfn::linear_map) return linear_map_params(m);
   if (!l.moe()) return ffn_params(m, dense_ffn_dim(m, l));
   return add(mul(m.moe.num_routed_experts, expert_params(m), kParams), shared_expert_params(m), kParams);
 }
@@ -132,8 +140,9 @@ std::int64_t layer_norm_count(const ModelSpec& m, const LayerSpec& l) {
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  const std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
-                                 l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
+  std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
+                           l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
+  if (l.mixer == Mixer::linear_map) mixer = linear_map_params(m);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
   if (l.moe()) p = add(p, router_params(m), kParams);
   return add(p, mul(layer_norm_count(m, l), norm_params(m, m.d_model), kParams), kParams);
@@ -144,14 +153,25 @@ WideCount matmul_flops(std::int64_t tokens, std::int64_t weights) {
   return wide_mul(wide_mul(2, tokens, kFlops), weights, kFlops);
 }
 
+// The routed experts' matmuls for `tokens` tokens in one MoE layer: top_k experts each; with
+// zero-computation experts the expected top_k x routed / (routed + zero) (expected_routed_experts),
+// rounded down.
+WideCount routed_expert_flops(const ModelSpec& m, std::int64_t tokens) {
+  const MoeSpec& moe = m.moe;
+  const std::int64_t matrix = ffn_matrix_params(m, moe.expert_ffn_dim);
+  if (moe.zero_experts <= 0) return matmul_flops(tokens, mul(moe.top_k, matrix, kFlops));
+  const WideCount all_real = wide_mul(matmul_flops(tokens, matrix), mul(moe.top_k, moe.num_routed_experts, kFlops), kFlops);
+  return all_real / (WideCount(moe.num_routed_experts) + moe.zero_experts);
+}
+
 // FFN FLOPs for `tokens` tokens through one layer: matmuls of the dense FFN, or the router, top_k
 // routed experts and the shared experts.
 WideCount layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t tokens) {
   if (l.ffn == LayerFfn::none) return 0;
+  if (l.ffn == LayerFfn::linear_map) return matmul_flops(tokens, linear_map_params(m));  // x W
   if (!l.moe()) return matmul_flops(tokens, ffn_matrix_params(m, dense_ffn_dim(m, l)));  // x W_gate, x W_up, h W_down
-  const std::int64_t outputs = m.moe.num_routed_experts + (m.moe.shared_gate ? 1 : 0);
-  const WideCount router = matmul_flops(tokens, mul(m.d_model, outputs, kFlops));  // x W_router (+ the shared gate)
-  const WideCount routed = matmul_flops(tokens, mul(m.moe.top_k, ffn_matrix_params(m, m.moe.expert_ffn_dim), kFlops));
+  const WideCount router = matmul_flops(tokens, mul(m.d_model, router_outputs(m.moe), kFlops));  // x W_router (+ the shared gate)
+  const WideCount routed = routed_expert_flops(m, tokens);
   const WideCount shared = matmul_flops(tokens, ffn_matrix_params(m, shared_ffn_width(m.moe)));
   return wide_add(router, wide_add(routed, shared, kFlops), kFlops);
 }
@@ -275,6 +295,8 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
       m.attention.sparse() ? add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams) : 0;
   const std::int64_t sharing = m.num_attention_layers() - m.num_indexer_layers();
   p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams) - mul(indexer_per_layer, sharing, kParams);
+  // Linear layers in place of attention (Llama-Nemotron) count as attention: they take its place and dtype.
+  p.attention = add(p.attention, mul(linear_map_params(m), linear_map_mixers(m), kParams), kParams);
   p.indexer = mul(indexer_per_layer, m.num_indexer_layers(), kParams);
   p.linear_attention_per_layer = linear_attention_params_per_layer(m);
   p.linear_attention = mul(p.linear_attention_per_layer, linear_layer_count(m), kParams);
@@ -293,9 +315,21 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
     p.kv_projection = mul(kv_projection_params_per_layer(m), m.num_attention_layers(), kParams);
     p.kv_heads = m.attention.num_kv_heads;
   }
-  const std::int64_t inactive =
-      moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts - m.moe.top_k, expert_params(m), kParams) : 0;
-  p.active = p.total - inactive;
+  // Per token the routed experts it runs; with zero-computation experts their number varies per token
+  // (active_min, active_max) and `active` is its expectation (expected_routed_experts), rounded.
+  const std::int64_t all_routed = moe_layers > 0 ? mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kParams) : 0;
+  const auto with_routed = [&](std::int64_t experts) {
+    return p.total - all_routed + (moe_layers > 0 ? mul(moe_layers, experts, expert_params(m), kParams) : 0);
+  };
+  p.active_min = with_routed(fewest_routed_experts(m.moe));
+  p.active_max = with_routed(most_routed_experts(m.moe));
+  if (m.moe.zero_experts <= 0 || moe_layers == 0) {
+    p.active = with_routed(m.moe.top_k);
+  } else {
+    const WideCount used = wide_mul(mul(moe_layers, expert_params(m), kParams), mul(m.moe.top_k, m.moe.num_routed_experts, kParams), kParams);
+    const WideCount experts = WideCount(m.moe.num_routed_experts) + m.moe.zero_experts;
+    p.active = p.total - all_routed + narrow((2 * used + experts) / (2 * experts), kParams);  // rounded to nearest
+  }
   if (m.extra.mtp_modules > 0) {
     // Per module: enorm + hnorm, eh_proj (2d -> d), one block like the last softmax-attention layer
     // (Qwen3-Next's MTP layer has gated attention whatever its last layer is), shared_head norm.
@@ -384,11 +418,12 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   // Layers that share another layer's top-k run no indexer projections.
   const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
   // Layers that read an earlier layer's K/V run no K and V projections; AuxSpec's matmuls run once per layer or model.
-  const std::int64_t mixer_w =
+  std::int64_t mixer_w =
       add(add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops) -
                   mul(kv_matmul_weights(m), kv_sharing_layers(m), kFlops),
               mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops),
           aux_matmul_weights(m), kFlops);
+  mixer_w = add(mixer_w, mul(linear_map_params(m), linear_map_mixers(m), kFlops), kFlops);  // x W in place of attention
   f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
     const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
@@ -442,8 +477,10 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   double expert_params_read = 0;
   std::int64_t routed_params = 0;
   if (moe_layers > 0) {
+    // The router picks top_k of the routed and zero-computation experts; only the routed ones are read.
     const double e = static_cast<double>(m.moe.num_routed_experts);
-    b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / e, static_cast<double>(w.batch)));
+    const double scored = e + static_cast<double>(m.moe.zero_experts);
+    b.experts_read = e * (1.0 - std::pow(1.0 - static_cast<double>(m.moe.top_k) / scored, static_cast<double>(w.batch)));
     routed_params = mul(moe_layers, m.moe.num_routed_experts, expert_params(m), kBytes);
     params_read -= routed_params;
     expert_params_read = b.experts_read * static_cast<double>(moe_layers) * static_cast<double>(expert_params(m));

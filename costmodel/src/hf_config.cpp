@@ -238,6 +238,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"bitnet", parse_bitnet},
       {"gemma3n_text", parse_gemma3n_text},
       {"gemma3n", parse_gemma3n},
+      {"longcat_flash", parse_longcat_flash},
   };
   return table;
 }

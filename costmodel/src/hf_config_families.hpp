@@ -157,6 +157,8 @@ void parse_hunyuan_v1_moe(const JsonFields& f, ModelSpec& m);
 void parse_dots1(const JsonFields& f, ModelSpec& m);
 // hf_ministral3.cpp
 void parse_ministral3(const JsonFields& f, ModelSpec& m);
+// hf_longcat_flash.cpp
+void parse_longcat_flash(const JsonFields& f, ModelSpec& m);
 
 // A wrapper's text_config read as the family its model_type names (`fallback` when it names none),
 // through the table of hf_config.cpp; the vision-language wrappers of hf_vlm.cpp.

@@ -393,13 +393,15 @@ void refuse_nas_key(const JsonFields& part, const char* key, const std::string& 
 
 // DeciLMConfig (nemotron-nas: Llama-3.3-Nemotron-Super-49B, Llama-3.1-Nemotron-Ultra-253B; NVIDIA's remote
 // modeling_decilm.py): Llama's layout with a block_configs entry per layer, whose count is the layer
-// count. attention: no_op (the layer has no attention and no input norm) or n_heads_in_group
-// (num_attention_heads / n_heads_in_group KV heads); ffn: no_op (no FFN and no post-attention norm) or
-// ffn_mult (a gated FFN of nas_ffn_width). head_dim is hidden_size / heads unless given; attention_bias
-// and mlp_bias (false); untied. The model's FFN width is the most layers'; the others keep their own.
-// Refused, naming the block: replace_with_linear (a hidden_size x hidden_size matrix in place of the
-// attention or FFN, which no released Super or Ultra checkpoint uses), KV heads that differ between
-// layers, sparsify, windows, sink tokens and parallel (Mamba) blocks.
+// count. attention: no_op (the layer has no attention and no input norm), replace_with_linear (a
+// hidden_size x hidden_size linear without a bias after the input norm: DeciLMLinearAttention's
+// linear_attn; no cache) or n_heads_in_group (num_attention_heads / n_heads_in_group KV heads); ffn: no_op
+// (no FFN and no post-attention norm), replace_with_linear (DeciLMLinearMLP's hidden_size x hidden_size
+// linear_mlp) or ffn_mult (a gated FFN of nas_ffn_width); no_op wins over replace_with_linear, as in the
+// modelling code. head_dim is hidden_size / heads unless given; attention_bias and mlp_bias (false); untied.
+// The model's FFN width is the most layers'; the others keep their own. Refused, naming the block: KV heads
+// that differ between layers (the cache and its split over GPUs are counted with one KV-head count for
+// every attention layer), sparsify, windows, sink tokens and parallel (Mamba) blocks.
 void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
   if (!f.has("block_configs") || !f.at("block_configs").is_array() || f.at("block_configs").empty())
     throw InputError(f.name("block_configs"), f.present("block_configs") ? json_value_text(f.at("block_configs")) : "(missing)",
@@ -427,12 +429,14 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
     const JsonFields block(blocks[i], at);
     refuse_nas_key(block, "parallel_blocks", "parallel (Mamba) blocks " + unmodelled);
     const JsonFields attn = sub_config(block, "attention"), ffn = sub_config(block, "ffn");
-    for (const char* key : {"replace_with_linear", "sparsify", "window_length", "num_sink_tokens", "mamba"})
+    for (const char* key : {"sparsify", "window_length", "num_sink_tokens", "mamba"})
       refuse_nas_key(attn, key, std::string(key) + " " + unmodelled);
-    for (const char* key : {"replace_with_linear", "sparsify"}) refuse_nas_key(ffn, key, std::string(key) + " " + unmodelled);
+    refuse_nas_key(ffn, "sparsify", std::string("sparsify ") + unmodelled);
     LayerSpec& l = m.layers[i];
     if (attn.optional_bool("no_op", false)) {
       l.mixer = Mixer::none;
+    } else if (attn.optional_bool("replace_with_linear", false)) {
+      l.mixer = Mixer::linear_map;
     } else {
       const std::int64_t g = attn.require_int("n_heads_in_group");
       if (group != 0 && g != group)
@@ -442,6 +446,8 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
     }
     if (ffn.optional_bool("no_op", false)) {
       l.ffn = LayerFfn::none;
+    } else if (ffn.optional_bool("replace_with_linear", false)) {
+      l.ffn = LayerFfn::linear_map;
     } else {
       l.ffn_dim = nas_ffn_width(ffn, m.d_model);
       ++widths[l.ffn_dim];

@@ -70,6 +70,18 @@ std::int64_t shared_ffn_width(const MoeSpec& moe) {
   return moe.shared_ffn_dim > 0 ? moe.shared_ffn_dim : mul(moe.num_shared_experts, moe.expert_ffn_dim, "shared FFN width");
 }
 
+std::int64_t router_outputs(const MoeSpec& moe) {
+  return add(add(moe.num_routed_experts, moe.zero_experts, "router outputs"), moe.shared_gate ? 1 : 0, "router outputs");
+}
+
+double expected_routed_experts(const MoeSpec& moe) {
+  if (moe.zero_experts <= 0) return double(moe.top_k);
+  return double(moe.top_k) * double(moe.num_routed_experts) / (double(moe.num_routed_experts) + double(moe.zero_experts));
+}
+
+std::int64_t fewest_routed_experts(const MoeSpec& moe) { return std::max<std::int64_t>(0, moe.top_k - std::max<std::int64_t>(moe.zero_experts, 0)); }
+std::int64_t most_routed_experts(const MoeSpec& moe) { return std::min(moe.top_k, moe.num_routed_experts); }
+
 std::int64_t checked_layer_count(std::int64_t layers, const std::string& field) {
   if (layers <= 0) throw InputError(field, std::to_string(layers), "must be positive");
   if (layers > kMaxLayers)
@@ -152,6 +164,8 @@ void validate_layers(const std::vector<LayerSpec>& layers) {
     if (l.span.tokens < 0) throw InputError(span_field, std::to_string(l.span.tokens), "must not be negative");
     if (l.mixer == Mixer::none && l.span.local())
       throw InputError(span_field, std::to_string(l.span.tokens), "an FFN-only layer has no window or chunk");
+    if (l.mixer == Mixer::linear_map && l.span.local())
+      throw InputError(span_field, std::to_string(l.span.tokens), "a linear layer in place of attention has no window or chunk");
     if (l.ffn_dim < 0) throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "must not be negative");
     if (l.ffn_dim > 0 && l.ffn != LayerFfn::dense)
       throw InputError(at + ".ffn_dim", std::to_string(l.ffn_dim), "only a dense FFN has a width of its own");
@@ -223,9 +237,11 @@ void validate_ffn(const ModelSpec& m) {
   require_positive(m.moe.top_k, "top_k");
   require_non_negative(m.moe.num_shared_experts, "num_shared_experts");
   require_non_negative(m.moe.shared_ffn_dim, "shared_ffn_dim");
-  if (m.moe.top_k > m.moe.num_routed_experts)
+  require_non_negative(m.moe.zero_experts, "zero_experts");
+  if (m.moe.top_k - m.moe.num_routed_experts > m.moe.zero_experts)  // top_k <= routed + zero, without overflow
     throw InputError("top_k", std::to_string(m.moe.top_k),
-                     "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts));
+                     "must not exceed num_routed_experts = " + std::to_string(m.moe.num_routed_experts) +
+                         (m.moe.zero_experts > 0 ? " + zero_experts = " + std::to_string(m.moe.zero_experts) : ""));
 }
 
 void validate_vision(const VisionSpec& v) {

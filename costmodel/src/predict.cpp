@@ -159,6 +159,11 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
     ffn_time(m, layer, w, p, ffn_tokens, acc, times);
     return;
   }
+  if (layer.mixer == Mixer::linear_map) {  // a d_model x d_model linear in place of attention, split over tp
+    accumulate(acc.projections, p.gemm({tokens, std::max<std::int64_t>(1, d / tp), d}, wd), times);
+    ffn_time(m, layer, w, p, ffn_tokens, acc, times);
+    return;
+  }
   if (layer.has_linear()) {
     const LinearAttentionSpec& la = m.linear;
     const LinearShard sh = linear_shard(m, tp);
@@ -224,6 +229,10 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   const std::int64_t tp = w.tp;
   const std::int64_t d = m.d_model;
   const DType wd = w.ffn_weights();
+  if (layer.ffn == LayerFfn::linear_map) {  // a d_model x d_model linear in place of the FFN, split over tp
+    accumulate(acc.ffn, p.gemm({tokens, std::max<std::int64_t>(1, d / tp), d}, wd), times);
+    return;
+  }
   const std::int64_t up = m.ffn.kind == FfnKind::gated ? 2 : 1;  // gate and up fused
   if (!layer.moe()) {
     const std::int64_t f = dense_ffn_dim(m, layer) / tp;  // the layer's own width (Llama-Nemotron)
@@ -233,7 +242,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   }
   const MoeSpec& moe = m.moe;
   // The router, with Qwen2-MoE's shared-FFN gate as one more output.
-  accumulate(acc.ffn, p.gemm({tokens, moe.num_routed_experts + (moe.shared_gate ? 1 : 0), d}, w.weight_dtype), times);
+  accumulate(acc.ffn, p.gemm({tokens, router_outputs(moe), d}, w.weight_dtype), times);
   if (moe.num_shared_experts > 0) {
     const std::int64_t f = shared_ffn_width(moe) / tp;
     accumulate(acc.ffn, p.gemm({tokens, up * f, d}, wd), times);
@@ -245,10 +254,14 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
   // launch's fixed cost instead of one per expert (on the H200 a small cuBLAS GEMM costs ~10 us
   // whatever its size: Qwen3-30B-A3B's 8 experts x 2 matrices x 48 layers would add ~7 ms per token).
   // Under expert parallelism a GPU holds E / ep whole experts and runs the tokens routed to them.
+  // With zero-computation experts (LongCat-Flash) the router picks top_k of routed + zero experts and
+  // only the picks of routed ones run: expected_routed_experts rows per token.
   const double e = double(moe.num_routed_experts);
+  const double scored = e + double(moe.zero_experts);
   const double ep = double(w.ep);
-  const double experts = e / ep * (1.0 - std::pow(1.0 - double(moe.top_k) / e, double(tokens)));
-  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(double(tokens * moe.top_k) / ep / std::max(experts, 1.0)));
+  const double experts = e / ep * (1.0 - std::pow(1.0 - double(moe.top_k) / scored, double(tokens)));
+  const double routed_rows = moe.zero_experts > 0 ? double(tokens) * expected_routed_experts(moe) : double(tokens * moe.top_k);
+  const std::int64_t rows = std::max<std::int64_t>(1, std::llround(routed_rows / ep / std::max(experts, 1.0)));
   const std::int64_t slice = w.ep > 1 ? moe.expert_ffn_dim : moe.expert_ffn_dim / tp;
   const std::int64_t width = std::max<std::int64_t>(1, std::llround(experts * double(slice)));
   accumulate(acc.ffn, p.gemm({rows, up * width, d}, wd), times);
@@ -281,7 +294,7 @@ Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, doubl
     if (!w.dp_attention) c.add(ar, double(l.mixer != Mixer::none) + double(l.mixer == Mixer::parallel));
     if (l.ffn == LayerFfn::none) continue;
     if (w.dp_attention && l.moe() && w.ep > 1)  // each rank's tokens, top_k copies, out and back
-      c.add(all_to_all_ms(ic, w, w.ep, act / double(w.tp) * double(m.moe.top_k)), 2.0);
+      c.add(all_to_all_ms(ic, w, w.ep, act / double(w.tp) * expected_routed_experts(m.moe)), 2.0);
     else
       c.add(ar, 1.0);
   }

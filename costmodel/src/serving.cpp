@@ -48,16 +48,16 @@ void layer_other_ops(const ModelSpec& m, const LayerSpec& layer, const Workload&
     o.add(tokens * kv_width * (kActivationBytes + double(dtype_bits(w.kv_dtype)) / 8.0));  // cache write
     if (a.variant == AttentionVariant::mla) o.add(2.0 * tokens * double(a.mla.kv_lora_rank) * kActivationBytes);  // kv_a norm
   }
-  if (layer.ffn == LayerFfn::none) return;
+  if (layer.ffn == LayerFfn::none || layer.ffn == LayerFfn::linear_map) return;  // no activation between matmuls
   const double up = m.ffn.kind == FfnKind::gated ? 3.0 : 2.0;  // gated: read gate and up, write one
   if (!layer.moe()) {
     o.add(tokens * double(dense_ffn_dim(m, layer)) / tp * up * kActivationBytes);
   } else {
     const MoeSpec& moe = m.moe;
     const double k = double(moe.top_k);
-    o.add(tokens * double(moe.num_routed_experts) * 3.0 * 4.0);             // router softmax / top-k (fp32)
+    o.add(tokens * double(moe.num_routed_experts + moe.zero_experts) * 3.0 * 4.0);  // router softmax / top-k (fp32)
     o.add(2.0 * tokens * k * d * kActivationBytes, 2);                      // permute (align, scatter)
-    o.add(tokens * k * double(moe.expert_ffn_dim) / tp * up * kActivationBytes);  // experts' activation
+    o.add(tokens * expected_routed_experts(moe) * double(moe.expert_ffn_dim) / tp * up * kActivationBytes);  // experts' activation
     o.add((tokens * k + tokens) * d * kActivationBytes);                    // unpermute and weighted sum
     if (moe.num_shared_experts > 0) o.add(tokens * double(shared_ffn_width(moe)) / tp * up * kActivationBytes);
   }

@@ -106,6 +106,9 @@ const PublishedTotal kPublishedTotals[] = {
     {"qwen3.5-35b-a3b", 34'660'610'688},
     {"vaultgemma-1b", 1'038'741'120},  // tied head counted once
     {"flexolmo-7x7b-1t", 33'270'665'216},  // the index's total_parameters (OLMoE's layers, post-norms)
+    // LongCat-Flash-Chat: what transformers builds; the Hub total adds the MTP layer with its own embedding
+    // and the router buffers (the longcat_flash test).
+    {"longcat-flash-chat", 561'862'880'256 - 392'593'408 - 131'072LL * 6144 - 28 * 768},
 };
 
 }  // namespace

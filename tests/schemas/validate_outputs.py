@@ -71,6 +71,8 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "nemotron-3-nano-30b-a3b.json"), "--context", "131072", "--target", "h200-sxm-cudnn"],
              ["--hf-config", str(hf / "deepseek-v3.2.json"), "--context", "131072", "--tp", "8", "--weight-dtype", "fp8",
               "--target", "h200-sxm-cudnn"],
+             # Zero-computation experts: active_dynamic, active_min, active_max and moe.zero_experts.
+             ["--hf-config", str(hf / "longcat-flash-chat.json"), "--context", "32768", "--tp", "8", "--target", "h200-sxm"],
              ["--d-model", "2048", "--layers", "24", "--heads", "16", "--variant", "mla", "--kv-lora-rank", "256"],
              # FLOP counts past 2^63, written as doubles, are still the schema's integers.
              ["--hf-config", str(hf / "llama-3-8b.json"), "--context", "10M", "--prompt-len", "10M", "--target", "h200-sxm"]):

@@ -19,10 +19,14 @@ struct LayerPattern {
   std::map<std::int64_t, std::int64_t> windows, chunks, parallel_local;
   std::int64_t global = 0, linear = 0, ffn_only = 0, parallel = 0;
   std::int64_t skipped = 0;  // neither attention nor an FFN (Llama-Nemotron's skipped blocks)
+  // Llama-Nemotron's linear layers in place of attention or of the FFN (replace_with_linear).
+  std::int64_t linear_map_mixers = 0, linear_map_ffns = 0;
 
   explicit LayerPattern(const ModelSpec& m) {
     for (const auto& l : m.layers) {
-      if (l.mixer == Mixer::none && l.ffn == LayerFfn::none) ++skipped;
+      if (l.ffn == LayerFfn::linear_map) ++linear_map_ffns;
+      if (l.mixer == Mixer::linear_map) ++linear_map_mixers;
+      else if (l.mixer == Mixer::none && l.ffn == LayerFfn::none) ++skipped;
       else if (l.mixer == Mixer::none) ++ffn_only;
       else if (l.mixer == Mixer::parallel) {
         ++parallel;
@@ -87,18 +91,23 @@ nlohmann::json layer_pattern_json(const ModelSpec& m) {
           {"skipped_layers", pattern.skipped}};
   // Only where layers read an earlier layer's K/V (Gemma 3n), as other models' outputs were before.
   if (m.num_kv_cache_layers() < m.num_attention_layers()) j["kv_shared_layers"] = m.num_attention_layers() - m.num_kv_cache_layers();
+  // Llama-Nemotron's replace_with_linear blocks, only where a model has them.
+  if (pattern.linear_map_mixers > 0) j["linear_for_attention_layers"] = pattern.linear_map_mixers;
+  if (pattern.linear_map_ffns > 0) j["linear_for_ffn_layers"] = pattern.linear_map_ffns;
   return j;
 }
 
 nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
-  return {{"moe_layers", moe_layers},
-          {"num_routed_experts", m.moe.num_routed_experts},
-          {"num_shared_experts", m.moe.num_shared_experts},
-          {"expert_ffn_dim", m.moe.expert_ffn_dim},
-          {"shared_ffn_dim", shared_ffn_width(m.moe)},
-          {"shared_gate", m.moe.shared_gate},
-          {"top_k", m.moe.top_k},
-          {"router_bias", m.moe.router_bias}};
+  nlohmann::json j = {{"moe_layers", moe_layers},
+                      {"num_routed_experts", m.moe.num_routed_experts},
+                      {"num_shared_experts", m.moe.num_shared_experts},
+                      {"expert_ffn_dim", m.moe.expert_ffn_dim},
+                      {"shared_ffn_dim", shared_ffn_width(m.moe)},
+                      {"shared_gate", m.moe.shared_gate},
+                      {"top_k", m.moe.top_k},
+                      {"router_bias", m.moe.router_bias}};
+  if (m.moe.zero_experts > 0) j["zero_experts"] = m.moe.zero_experts;  // identity experts (LongCat-Flash)
+  return j;
 }
 
 nlohmann::json linear_attention_json(const LinearAttentionSpec& la) {
@@ -242,7 +251,9 @@ std::string profile_basis_note(const Profile& p) {
 std::string layer_pattern_text(const ModelSpec& m) {
   const LayerPattern p(m);
   const std::string count = std::to_string(m.num_layers()) + " layers";
-  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0 && p.skipped == 0) return count;
+  if (p.windows.empty() && p.chunks.empty() && p.linear == 0 && p.ffn_only == 0 && p.parallel == 0 && p.skipped == 0 &&
+      p.linear_map_mixers == 0 && p.linear_map_ffns == 0)
+    return count;
   std::string parts;
   auto part = [&](const std::string& text) { parts += (parts.empty() ? "" : ", ") + text; };
   if (p.linear > 0) part(std::to_string(p.linear) + " " + linear_kind_text(m.linear.kind));
@@ -259,6 +270,8 @@ std::string layer_pattern_text(const ModelSpec& m) {
   if (p.skipped > 0) part(std::to_string(p.skipped) + " skipped");
   const std::int64_t shared_kv = m.num_attention_layers() - m.num_kv_cache_layers();
   if (shared_kv > 0) part(std::to_string(shared_kv) + " reading an earlier layer's K/V");
+  if (p.linear_map_mixers > 0) part(std::to_string(p.linear_map_mixers) + " with a linear layer for attention");
+  if (p.linear_map_ffns > 0) part(std::to_string(p.linear_map_ffns) + " with a linear layer for the FFN");
   return count + " (" + parts + ")";
 }
 
@@ -324,6 +337,12 @@ nlohmann::json counts_json(const ModelCounts& c) {
         {"kv_read", c.bytes.kv_read}, {"kv_written", c.bytes.kv_written}, {"state", c.bytes.state},
         {"arithmetic_intensity", c.bytes.arithmetic_intensity}, {"moe_experts_read_per_layer", c.bytes.experts_read}}}};
   if (p.aux > 0) j["params"]["aux"] = p.aux;  // only the families that have such weights (Gemma 3n)
+  // Zero-computation experts (LongCat-Flash): `active` is an expectation; what a token uses varies.
+  if (p.active_min != p.active_max) {
+    j["params"]["active_dynamic"] = true;
+    j["params"]["active_min"] = p.active_min;
+    j["params"]["active_max"] = p.active_max;
+  }
   return j;
 }
 

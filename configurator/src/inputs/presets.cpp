@@ -19,11 +19,12 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 104> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 105> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
     {"glm-4.7-flash", "zai-org/GLM-4.7-Flash"},
+    {"longcat-flash-chat", "meituan-longcat/LongCat-Flash-Chat"},
     {"hunyuan-a13b-instruct", "tencent/Hunyuan-A13B-Instruct"},
     {"hy-mt2-7b", "tencent/Hy-MT2-7B"},
     {"dots.llm1.base", "rednote-hilab/dots.llm1.base"},

@@ -51,7 +51,14 @@ std::string heading(const ModelSpec& m, const Workload& w) {
 Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) {
   Table params = quantity_table("Parameters");
   row(params, "total", p.total, fmt_count(double(p.total)), "main model, unique trainable");
-  row(params, "active per token", p.active, fmt_count(double(p.active)), p.active != p.total ? "top-k experts; embedding and head included" : "");
+  const bool dynamic = p.active_min != p.active_max;  // zero-computation experts: it varies per token
+  row(params, "active per token", p.active, fmt_count(double(p.active)),
+      dynamic ? "expected: top-k of routed + zero-computation experts spread evenly; embedding and head included"
+              : p.active != p.total ? "top-k experts; embedding and head included" : "");
+  if (dynamic) {
+    row(params, "active per token, fewest", p.active_min, fmt_count(double(p.active_min)), "every pick a zero-computation expert");
+    row(params, "active per token, most", p.active_max, fmt_count(double(p.active_max)), "every pick a routed expert");
+  }
   row(params, "embedding", p.embedding, fmt_count(double(p.embedding)), m.learned_positions ? "tokens + positions" : "");
   row(params, "lm_head", p.lm_head, fmt_count(double(p.lm_head)), m.tie_embeddings ? "tied to the embedding" : "");
   const bool hybrid = p.linear_attention > 0;

@@ -72,7 +72,12 @@ struct ParamCounts {
   std::int64_t routed_experts = 0;  // of ffn: the routed experts, all MoE layers (split by ep when ep > 1)
   std::int64_t norms = 0;      // per-layer and final norms
   std::int64_t aux = 0;        // residual-stream weights beside the mixers and FFNs (AuxSpec), 0 without
-  std::int64_t active = 0;     // used per token (routed experts: top_k of them)
+  std::int64_t active = 0;     // used per token (routed experts: top_k of them, or their expectation, below)
+  // The fewest and the most a token uses: equal to active, except with zero-computation experts
+  // (MoeSpec::zero_experts), where a token runs max(0, top_k - zero) to min(top_k, routed) routed experts
+  // and `active` is the expectation, top_k x routed / (routed + zero) of them (expected_routed_experts).
+  std::int64_t active_min = 0;
+  std::int64_t active_max = 0;
   std::int64_t mtp = 0;        // extra modules (DeepSeek-V3 MTP), not part of total
   std::int64_t vision = 0;     // vision encoder + projector (vision_params), not part of total
   // Of total: what every GPU holds whole under tensor parallelism, as vLLM and SGLang shard (their

@@ -120,11 +120,15 @@ enum class Mixer {
   // added; the attention's span as for `attention`.
   parallel,
   none,  // Nemotron-H's FFN-only block (MLP or experts); Llama-Nemotron's layers whose attention is skipped
+  // A d_model x d_model linear layer (no bias) in place of attention, after the layer's input norm
+  // (Llama-Nemotron's replace_with_linear): it mixes no tokens and caches nothing.
+  linear_map,
 };
 
 // The FFN after the mixer. Nemotron-H's mixer-only blocks (attention, Mamba2) have none, nor Llama-Nemotron's
-// layers whose FFN is skipped (a layer with neither passes its input on unchanged).
-enum class LayerFfn { dense, moe, none };
+// layers whose FFN is skipped (a layer with neither passes its input on unchanged); linear_map is a
+// d_model x d_model linear layer (no bias) in place of the FFN (Llama-Nemotron's replace_with_linear).
+enum class LayerFfn { dense, moe, none, linear_map };
 
 // How far back a layer's softmax attention reads. full: every earlier token. window W: each query
 // attends to at most W keys (itself included). chunk C (Llama 4's chunked local attention): a query at
@@ -225,9 +229,22 @@ struct MoeSpec {
   std::int64_t top_k = 0;
   bool router_bias = false;  // a per-expert bias on the router (DeepSeek-V3 e_score_correction_bias)
   bool shared_gate = false;  // a sigmoid gate on the shared FFN, d_model weights (Qwen2-MoE)
+  // Zero-computation (identity) experts beside the routed ones (LongCat-Flash): the router scores
+  // num_routed_experts + zero_experts and picks top_k among all of them; a pick of an identity expert
+  // passes the token on with no weights and no FLOPs, so the routed experts a token runs vary per token.
+  std::int64_t zero_experts = 0;
 };
 // The width of the shared experts' FFN (0 without shared experts).
 std::int64_t shared_ffn_width(const MoeSpec& moe);
+// The router's outputs: every routed and zero-computation expert, and Qwen2-MoE's shared-FFN gate.
+std::int64_t router_outputs(const MoeSpec& moe);
+// The routed experts a token runs in expectation: top_k, or with zero-computation experts top_k x routed /
+// (routed + zero), as when the router spreads its picks evenly over every expert (the load balancing's aim).
+double expected_routed_experts(const MoeSpec& moe);
+// The fewest and the most routed experts a token can run: top_k without zero-computation experts;
+// with them max(0, top_k - zero) and min(top_k, routed).
+std::int64_t fewest_routed_experts(const MoeSpec& moe);
+std::int64_t most_routed_experts(const MoeSpec& moe);
 
 struct NormSpec {
   NormKind kind = NormKind::rmsnorm;
