@@ -236,7 +236,13 @@ DType activation_dtype(const Workload& w) {
 }
 
 double collective_ms(const Interconnect& ic, const Workload& w, Collective c, std::int64_t ranks, double bytes) {
-  if (ranks <= 1 || !(bytes > 0) || ic.intra_node.busbw_bytes_per_s() <= 0) return 0.0;
+  if (ranks <= 1 || !(bytes > 0)) return 0.0;
+  // A profile without links (a CPU's, a datasheet without interconnect) cannot price a collective:
+  // pricing it at 0 would make every split look free.
+  if (ic.intra_node.busbw_bytes_per_s() <= 0)
+    throw InputError("spec.interconnect.intra_node", "\"" + to_string(ic.intra_node.kind) + "\"",
+                     std::to_string(ranks) + " devices exchange data (--tp, --ep, --pp), and the profile names no link "
+                     "between them (spec.interconnect or interconnect_bw_bytes_per_s)");
   Layout l;
   l.n = ranks;
   l.nodes = nodes_spanned(ic, w, ranks);

@@ -126,6 +126,16 @@ TEST_CASE("calibrate refuses records of two devices and --save-holdout without -
                      "--save-holdout = " + out + ".holdout: needs --holdout (the shapes to measure and save)");
 }
 
+TEST_CASE("a split over devices on a profile without links is refused, not priced free", "[cli][hardening]") {
+  // cpu-generic names no interconnect: --tp 8 used to price its all-reduces at 0 ms without a word.
+  const std::string why = "spec.interconnect.intra_node = \"none\": 8 devices exchange data (--tp, --ep, --pp), and the "
+                          "profile names no link between them (spec.interconnect or interconnect_bw_bytes_per_s)";
+  expect_input_error({"analyze", "--model", "llama-3-8b", "--tp", "8", "--target", "cpu-generic"}, why);
+  expect_input_error({"compare", "llama-3-8b", "mistral-7b-v0.3", "--tp", "8", "--target", "cpu-generic"}, why);
+  // One device exchanges nothing: the same profile answers.
+  CHECK(run({"analyze", "--model", "llama-3-8b", "--target", "cpu-generic"}).code == 0);
+}
+
 TEST_CASE("analyze, compare and recommend answer at 10M-token contexts and beyond", "[cli][hardening]") {
   // Llama-3-8B at 10M tokens (10 x 2^20): the prefill's attention, 32 layers x 32 heads x 512 FLOPs a
   // causal pair, passes 2^63. JSON writes such a count as the nearest double, the table every digit.
