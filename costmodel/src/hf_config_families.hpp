@@ -59,6 +59,14 @@ void set_all_windows(ModelSpec& m, std::int64_t window);
 // (`num_local_experts`, its attribute_map target).
 std::int64_t experts_key(const JsonFields& f, const char* first, const char* second, std::int64_t fallback);
 
+// MLA's widths (DeepSeek-V3's keys) where a missing key takes the family's default and a null
+// q_lora_rank means no query compression; K and V heads are the query heads, biases from
+// attention_bias. Sets the attention to MLA.
+struct MlaDefaults {
+  std::int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+};
+void read_mla(const JsonFields& f, AttentionSpec& a, const MlaDefaults& d);
+
 // A list of layer indices under `key`, each below the layer count; the layers it names are true.
 std::vector<bool> layer_set(const JsonFields& f, const char* key, const ModelSpec& m);
 

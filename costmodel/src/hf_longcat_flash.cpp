@@ -28,16 +28,8 @@ void parse_longcat_flash(const JsonFields& f, ModelSpec& m) {
   if (layers > kMaxLayers / 2)
     throw InputError(f.name("num_layers"), int_text(layers), "must be at most " + int_text(kMaxLayers / 2) + " (two layers each)");
   m.layers.assign(static_cast<std::size_t>(2 * layers), LayerSpec{});
-  AttentionSpec& a = m.attention;
-  a.variant = AttentionVariant::mla;
-  a.num_q_heads = a.num_kv_heads = int_or(f, "num_attention_heads", 64);
-  a.mla.q_lora_rank = f.present("q_lora_rank") ? f.optional_int("q_lora_rank").value_or(0) : 1536;  // null: no compression
-  a.mla.kv_lora_rank = int_or(f, "kv_lora_rank", 512);
-  a.mla.qk_nope_head_dim = int_or(f, "qk_nope_head_dim", 128);
-  a.mla.rope_head_dim = int_or(f, "qk_rope_head_dim", 64);
-  a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
-  a.v_head_dim = int_or(f, "v_head_dim", 128);
-  a.q_bias = a.k_bias = a.o_bias = f.optional_bool("attention_bias", false);
+  m.attention.num_q_heads = int_or(f, "num_attention_heads", 64);
+  read_mla(f, m.attention, {1536, 512, 128, 64, 128});
   m.vocab_size = int_or(f, "vocab_size", 131072);
   m.tie_embeddings = f.optional_bool("tie_word_embeddings", false);
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};

@@ -236,6 +236,18 @@ void parse_glm_moe_dsa(const JsonFields& f, ModelSpec& m) {
   shared_indexer_layers(f, m);
 }
 
+void read_mla(const JsonFields& f, AttentionSpec& a, const MlaDefaults& d) {
+  a.variant = AttentionVariant::mla;
+  a.mla.q_lora_rank = f.present("q_lora_rank") ? f.optional_int("q_lora_rank").value_or(0) : d.q_lora_rank;
+  a.mla.kv_lora_rank = int_or(f, "kv_lora_rank", d.kv_lora_rank);
+  a.mla.qk_nope_head_dim = int_or(f, "qk_nope_head_dim", d.qk_nope_head_dim);
+  a.mla.rope_head_dim = int_or(f, "qk_rope_head_dim", d.qk_rope_head_dim);
+  a.head_dim = add(a.mla.qk_nope_head_dim, a.mla.rope_head_dim, "qk_nope_head_dim + qk_rope_head_dim");
+  a.v_head_dim = int_or(f, "v_head_dim", d.v_head_dim);
+  a.num_kv_heads = a.num_q_heads;
+  a.q_bias = a.k_bias = a.o_bias = f.optional_bool("attention_bias", false);
+}
+
 // Glm4MoeLiteConfig (GLM-4.7-Flash): DeepSeek-V3's MLA (q_a/q_b, kv_a with the RoPE key, kv_b, o; biases on
 // the down projections and o with attention_bias) in GLM-4.5's MoE layers (Glm4MoeMoE: one shared expert
 // of moe_intermediate_size beside the routed ones, a router whose e_score_correction_bias is a buffer,
@@ -248,16 +260,7 @@ void parse_glm4_moe_lite(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{1, false, 20};  // head_dim placeholder; MLA sets it below
   d.hidden = 2048, d.layers = 47, d.heads = 20, d.ffn = 10240, d.vocab = 154880;
   parse_llama_like(f, m, d);
-  AttentionSpec& a = m.attention;
-  a.variant = AttentionVariant::mla;
-  a.mla.q_lora_rank = f.present("q_lora_rank") ? f.optional_int("q_lora_rank").value_or(0) : 768;  // null: no compression
-  a.mla.kv_lora_rank = int_or(f, "kv_lora_rank", 512);
-  a.mla.qk_nope_head_dim = int_or(f, "qk_nope_head_dim", 192);
-  a.mla.rope_head_dim = int_or(f, "qk_rope_head_dim", 64);
-  a.head_dim = a.mla.qk_nope_head_dim + a.mla.rope_head_dim;
-  a.v_head_dim = int_or(f, "v_head_dim", 256);
-  a.num_kv_heads = a.num_q_heads;
-  a.q_bias = a.k_bias = a.o_bias = f.optional_bool("attention_bias", false);
+  read_mla(f, m.attention, {768, 512, 192, 64, 256});
   m.moe.num_routed_experts = experts_key(f, "n_routed_experts", "num_local_experts", 64);
   m.moe.num_shared_experts = f.optional_int("n_shared_experts", false).value_or(1);
   m.moe.expert_ffn_dim = int_or(f, "moe_intermediate_size", 1536);
