@@ -272,6 +272,8 @@ constexpr std::pair<const char*, const char*> kConfigKeys[] = {
     {"d_model", "hidden_size"},              {"ffn_dim", "intermediate_size"},
     {"rope_head_dim", "qk_rope_head_dim"},
     {"top_k", "num_experts_per_tok"},
+    {"top_k", "moe_topk"},                   // LongCat-Flash
+    {"zero_experts", "zero_expert_num"},     // LongCat-Flash
     // The experts' count under the key the family's file spells it with (the first of them it has).
     {"num_routed_experts", "num_experts"},
     {"num_routed_experts", "n_routed_experts"},

@@ -119,7 +119,7 @@ TEST_CASE("longcat_flash: LongcatFlashConfig's defaults, its v5 key names and th
   CHECK_THROWS_WITH(edited("longcat-flash-chat", [](nlohmann::json& j) {
                       j["moe_topk"] = 800;
                     }),
-                    Catch::Contains("top_k = 800: must not exceed num_routed_experts = 512 + zero_experts = 256"));
+                    Catch::Contains("moe_topk = 800: must not exceed n_routed_experts = 512 + zero_expert_num = 256"));
   CHECK_THROWS_WITH(edited("longcat-flash-chat", [](nlohmann::json& j) { j["num_layers"] = 60000; }),
                     Catch::Contains("num_layers = 60000: must be at most 50000"));
   CHECK_THROWS_AS(edited("longcat-flash-chat", [](nlohmann::json& j) { j["zero_expert_num"] = -1; }), InputError);
