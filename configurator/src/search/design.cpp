@@ -1,5 +1,7 @@
 #include "mhacfg/configurator/search/design.hpp"
 
+#include <algorithm>
+
 namespace mhacfg {
 
 std::string design_label(const AttentionSpec& a, LabelStyle style) {
@@ -27,6 +29,22 @@ std::string design_label(const AttentionSpec& a, LabelStyle style) {
     case LabelStyle::shape: return q + "/" + kv + " x " + d;
   }
   return "";  // not reached: every style returns above
+}
+
+bool same_attention(const AttentionSpec& a, const AttentionSpec& b) {
+  return a.variant == b.variant && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
+         a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim && a.mla.kv_lora_rank == b.mla.kv_lora_rank &&
+         a.mla.q_lora_rank == b.mla.q_lora_rank && a.mla.rope_head_dim == b.mla.rope_head_dim &&
+         a.indexer.topk == b.indexer.topk;
+}
+
+bool same_class(const AttentionSpec& a, const AttentionSpec& b) {
+  return a.variant == b.variant && a.head_dim == b.head_dim && a.v_head_dim == b.v_head_dim &&
+         a.mla.kv_lora_rank == b.mla.kv_lora_rank && a.mla.q_lora_rank == b.mla.q_lora_rank && a.indexer.topk == b.indexer.topk;
+}
+
+bool absorbs_in_experts(const ModelSpec& m) {
+  return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe(); });
 }
 
 }  // namespace mhacfg

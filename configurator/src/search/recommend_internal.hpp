@@ -38,4 +38,15 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape);
 void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vector<Candidate>& all,
              std::vector<Rejected>& rejected);
 
+// Ranking (recommend_rank.cpp). score: each candidate's objective value (balanced: the geometric mean
+// of throughput and latency, each relative to the best). distinct_designs: one design per class, from
+// candidates sorted best first; the others go to `rest`. tie_tolerance: the largest expected error
+// among them. assign_tiers: designs within `tol` of the one before share a rank. mark_pareto: per GPU,
+// KV per sequence, request latency and quality risk.
+void score(std::vector<Candidate>& cs, Objective o);
+std::vector<Candidate> distinct_designs(const std::vector<Candidate>& sorted, std::vector<Candidate>& rest);
+double tie_tolerance(const std::vector<Candidate>& designs);
+void assign_tiers(std::vector<Candidate>& designs, double tol);
+void mark_pareto(std::vector<Candidate>& cs);
+
 }  // namespace mhacfg
