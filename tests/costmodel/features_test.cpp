@@ -37,7 +37,12 @@ TEST_CASE("CPU prefill: the pairs and key tiles its query tiles compute, masked 
         std::tuple{300, 1200, 12, 4, true, 0, 0}, std::tuple{513, 513, 28, 4, true, 0, 0},
         std::tuple{2048, 2048, 32, 8, true, 256, 0}, std::tuple{700, 900, 7, 1, true, 100, 0},
         std::tuple{384, 384, 8, 8, false, 0, 0}, std::tuple{5, 5, 256, 1, true, 0, 0},
-        std::tuple{2048, 2048, 40, 8, true, 0, 512}, std::tuple{700, 1000, 8, 2, true, 0, 300}}) {
+        std::tuple{2048, 2048, 40, 8, true, 0, 512}, std::tuple{700, 1000, 8, 2, true, 0, 300},
+        // The tiles counted in groups or in closed form: windows with a prefix, wider than the prompt or
+        // narrower than a tile, partial last tiles with and without a mask.
+        std::tuple{1000, 5000, 8, 2, true, 300, 0}, std::tuple{100, 100, 8, 8, true, 4096, 0},
+        std::tuple{1000, 1000, 4, 4, true, 64, 0}, std::tuple{500, 700, 8, 2, false, 0, 0},
+        std::tuple{1000, 3000, 8, 2, true, 0, 0}, std::tuple{4097, 4097, 1, 1, true, 1, 0}}) {
     const AttentionShape s{1, q, kv, nq, nkv, 128, 128, causal, window, 0, 0, chunk};
     CAPTURE(q, kv, nq, nkv, causal, window, chunk);
     const Walked w = walk(s);
