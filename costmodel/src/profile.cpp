@@ -181,6 +181,60 @@ nlohmann::json op_fit_to_json(const OpFit& o) {
           {"range", range}};
 }
 
+// The device's ceilings (`spec`): memory, bandwidths, links and peak FLOP/s per dtype.
+SpecCeilings spec_from_json(const JsonFields& f) {
+  JsonFields spec(f.at("spec"), f.name("spec"));
+  SpecCeilings c;
+  c.memory_bytes = spec.require_int("memory_bytes");
+  c.mem_bw_bytes_per_s = rate(spec, "mem_bw_bytes_per_s");
+  c.interconnect_bw_bytes_per_s = spec.optional_number("interconnect_bw_bytes_per_s").value_or(0);
+  if (c.interconnect_bw_bytes_per_s != 0 && c.interconnect_bw_bytes_per_s < kMinRate)
+    throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
+                     "must be 0 (none) or at least 1e6 per second");
+  c.compute_units = spec.optional_int("compute_units").value_or(0);
+  c.l2_bytes = spec.optional_int("l2_bytes").value_or(0);
+  if (c.l2_bytes < 0) throw InputError(spec.name("l2_bytes"), json_value_text(spec.at("l2_bytes")), "must be 0 (unknown) or more");
+  c.interconnect_declared = spec.has("interconnect");
+  c.interconnect = c.interconnect_declared
+                       ? interconnect_from_json(spec.at("interconnect"), spec.name("interconnect"))
+                       : interconnect_from_bandwidth(c.interconnect_bw_bytes_per_s);
+  const auto& peaks = spec.at("peak_flop_per_s");
+  if (!peaks.is_object() || peaks.empty())
+    throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
+  for (const auto& [dtype, v] : peaks.items()) {
+    if (!is_fp4_rate_key(dtype)) parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
+    if (!v.is_number() || !(v.get<double>() >= kMinRate))
+      throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a number of at least 1e6 FLOP/s");
+    c.peak_flop_per_s[dtype] = v.get<double>();
+  }
+  return c;
+}
+
+// "fits" holds each calibrated op class's model; "ops" lists the classes (it must match).
+std::map<std::string, OpFit> fits_from_json(const JsonFields& f) {
+  std::map<std::string, OpFit> ops;
+  if (f.has("fits")) {
+    const auto& fits = f.at("fits");
+    if (!fits.is_object()) throw InputError(f.name("fits"), json_value_text(fits), "must be an object");
+    for (const auto& [cls, v] : fits.items()) {
+      if (!is_op_class(cls))
+        throw InputError(f.name("fits") + "." + cls, "{...}",
+                         "unknown op class (expected gemm, attention/prefill, attention/decode, attention/decode/mla, ...)");
+      ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);
+    }
+  }
+  if (f.has("ops")) {
+    const auto& listed = f.at("ops");
+    if (!listed.is_array()) throw InputError(f.name("ops"), json_value_text(listed), "must be a list of op classes");
+    for (const auto& cls : listed)
+      if (!cls.is_string() || ops.count(cls.get<std::string>()) == 0)
+        throw InputError(f.name("ops"), json_value_text(cls), "lists an op class with no entry in fits");
+    if (listed.size() != ops.size())
+      throw InputError(f.name("ops"), json_value_text(listed), "must list every op class in fits");
+  }
+  return ops;
+}
+
 }  // namespace
 
 Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
@@ -200,29 +254,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     throw InputError(f.name("source"), "\"" + p.source + "\"", "must be \"datasheet\" or \"measured\"");
   if (f.has("provenance")) p.provenance = f.at("provenance");
 
-  JsonFields spec(f.at("spec"), f.name("spec"));
-  p.spec.memory_bytes = spec.require_int("memory_bytes");
-  p.spec.mem_bw_bytes_per_s = rate(spec, "mem_bw_bytes_per_s");
-  p.spec.interconnect_bw_bytes_per_s = spec.optional_number("interconnect_bw_bytes_per_s").value_or(0);
-  if (p.spec.interconnect_bw_bytes_per_s != 0 && p.spec.interconnect_bw_bytes_per_s < kMinRate)
-    throw InputError(spec.name("interconnect_bw_bytes_per_s"), json_value_text(spec.at("interconnect_bw_bytes_per_s")),
-                     "must be 0 (none) or at least 1e6 per second");
-  p.spec.compute_units = spec.optional_int("compute_units").value_or(0);
-  p.spec.l2_bytes = spec.optional_int("l2_bytes").value_or(0);
-  if (p.spec.l2_bytes < 0) throw InputError(spec.name("l2_bytes"), json_value_text(spec.at("l2_bytes")), "must be 0 (unknown) or more");
-  p.spec.interconnect_declared = spec.has("interconnect");
-  p.spec.interconnect = p.spec.interconnect_declared
-                            ? interconnect_from_json(spec.at("interconnect"), spec.name("interconnect"))
-                            : interconnect_from_bandwidth(p.spec.interconnect_bw_bytes_per_s);
-  const auto& peaks = spec.at("peak_flop_per_s");
-  if (!peaks.is_object() || peaks.empty())
-    throw InputError(spec.name("peak_flop_per_s"), json_value_text(peaks), "must map dtypes to FLOP/s");
-  for (const auto& [dtype, v] : peaks.items()) {
-    if (!is_fp4_rate_key(dtype)) parse_dtype(dtype, spec.name("peak_flop_per_s") + "." + dtype);
-    if (!v.is_number() || !(v.get<double>() >= kMinRate))
-      throw InputError(spec.name("peak_flop_per_s") + "." + dtype, json_value_text(v), "must be a number of at least 1e6 FLOP/s");
-    p.spec.peak_flop_per_s[dtype] = v.get<double>();
-  }
+  p.spec = spec_from_json(f);
 
   if (f.has("kernels")) {
     JsonFields k(f.at("kernels"), f.name("kernels"));
@@ -231,26 +263,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
     p.kernels.mla = k.optional_bool("mla", true);
     p.kernels.source = k.optional_string("source").value_or("");
   }
-  // "fits" holds each calibrated op class's model; "ops" lists the classes (it must match).
-  if (f.has("fits")) {
-    const auto& fits = f.at("fits");
-    if (!fits.is_object()) throw InputError(f.name("fits"), json_value_text(fits), "must be an object");
-    for (const auto& [cls, v] : fits.items()) {
-      if (!is_op_class(cls))
-        throw InputError(f.name("fits") + "." + cls, "{...}",
-                         "unknown op class (expected gemm, attention/prefill, attention/decode, attention/decode/mla, ...)");
-      p.ops[cls] = op_fit_from_json(v, f.name("fits") + "." + cls);
-    }
-  }
-  if (f.has("ops")) {
-    const auto& ops = f.at("ops");
-    if (!ops.is_array()) throw InputError(f.name("ops"), json_value_text(ops), "must be a list of op classes");
-    for (const auto& cls : ops)
-      if (!cls.is_string() || p.ops.count(cls.get<std::string>()) == 0)
-        throw InputError(f.name("ops"), json_value_text(cls), "lists an op class with no entry in fits");
-    if (ops.size() != p.ops.size())
-      throw InputError(f.name("ops"), json_value_text(ops), "must list every op class in fits");
-  }
+  p.ops = fits_from_json(f);
   if (p.source == "measured" && p.ops.empty())
     throw InputError(f.name("fits"), "{}", "a measured profile must hold at least one calibrated op class");
   if (f.has("validation")) {

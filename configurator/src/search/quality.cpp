@@ -69,6 +69,43 @@ std::string family_text(AttentionVariant v) { return v == AttentionVariant::mla 
 // Levels for a shortfall of `factor` (> 1) below what shipped: one up to 2x, two beyond.
 int shortfall_steps(double factor) { return factor <= 2.0 + 1e-9 ? 1 : 2; }
 
+// The base level: the variant's standing in the ablations that trained it against MHA (0 for MHA,
+// else 1), with its rule.
+int variant_rule(AttentionVariant v, std::vector<RiskRule>& rules) {
+  switch (v) {
+    case AttentionVariant::mha:
+      rules.push_back({"variant", 0, {}, "MHA is the baseline"});
+      break;
+    case AttentionVariant::gqa:
+      rules.push_back({"variant", 0, {"deepseek-v2-d1", "llama2-a2.1", "ainslie2023"},
+                   "GQA scored below MHA at 7B (DeepSeek-V2 App. D.1) and comparably at 30B (Llama 2 App. A.2.1)"});
+      break;
+    case AttentionVariant::mqa:
+      rules.push_back({"variant", 0, {"deepseek-v2-d1", "llama2-a2.1", "shazeer2019", "ainslie2023"},
+                   "MQA scored below MHA and GQA at 7B and 30B (DeepSeek-V2 App. D.1; Llama 2 App. A.2.1), slightly below "
+                   "MHA in Shazeer 2019"});
+      break;
+    case AttentionVariant::mla:
+      rules.push_back({"variant", 0, {"deepseek-v2-d2"},
+                   "MLA scored above MHA at 16B and 250B MoE in DeepSeek-V2 App. D.2, the one published comparison"});
+      break;
+  }
+  return v == AttentionVariant::mha ? 0 : 1;
+}
+
+// The sentence: the rules that raised the level, else the base rule with the envelope and sparse ones.
+std::string risk_sentence(const std::vector<RiskRule>& rules) {
+  std::string why;
+  for (const RiskRule& r : rules)
+    if (r.steps > 0) why += (why.empty() ? "" : "; ") + r.text;
+  if (why.empty()) {
+    why = rules.front().text;
+    for (const RiskRule& r : rules)
+      if (r.id == "envelope" || r.id == "sparse-topk") why += "; " + r.text;
+  }
+  return why;
+}
+
 }  // namespace
 
 QualityRisk assess_quality(const ModelSpec& m) {
@@ -82,27 +119,7 @@ QualityRisk assess_quality(const ModelSpec& m) {
   q.envelope_members = static_cast<int>(env.members.size());
   for (const Precedent* p : env.members) q.precedent_support += design_point(*p).kv_ratio <= d.kv_ratio * (1 + 1e-9);
 
-  // Base: the variant's standing in the ablations that trained it against MHA.
-  int base = 1;
-  switch (d.variant) {
-    case AttentionVariant::mha:
-      base = 0;
-      q.rules.push_back({"variant", 0, {}, "MHA is the baseline"});
-      break;
-    case AttentionVariant::gqa:
-      q.rules.push_back({"variant", 0, {"deepseek-v2-d1", "llama2-a2.1", "ainslie2023"},
-                         "GQA scored below MHA at 7B (DeepSeek-V2 App. D.1) and comparably at 30B (Llama 2 App. A.2.1)"});
-      break;
-    case AttentionVariant::mqa:
-      q.rules.push_back({"variant", 0, {"deepseek-v2-d1", "llama2-a2.1", "shazeer2019", "ainslie2023"},
-                         "MQA scored below MHA and GQA at 7B and 30B (DeepSeek-V2 App. D.1; Llama 2 App. A.2.1), slightly below "
-                         "MHA in Shazeer 2019"});
-      break;
-    case AttentionVariant::mla:
-      q.rules.push_back({"variant", 0, {"deepseek-v2-d2"},
-                         "MLA scored above MHA at 16B and 250B MoE in DeepSeek-V2 App. D.2, the one published comparison"});
-      break;
-  }
+  const int base = variant_rule(d.variant, q.rules);
 
   int steps = 0, factors = 0;
   const std::string band = size_text(env.params_lo) + "-" + size_text(env.params_hi);
@@ -168,16 +185,7 @@ QualityRisk assess_quality(const ModelSpec& m) {
   const int cap = factors >= 2 ? static_cast<int>(RiskLevel::very_high) : static_cast<int>(RiskLevel::high);
   q.level = static_cast<RiskLevel>(std::min(cap, base + steps));
 
-  // The sentence: the rules that raised the level (else the base rule), then the precedent.
-  std::string why;
-  for (const RiskRule& r : q.rules)
-    if (r.steps > 0) why += (why.empty() ? "" : "; ") + r.text;
-  if (why.empty()) {
-    why = q.rules.front().text;
-    for (const RiskRule& r : q.rules)
-      if (r.id == "envelope" || r.id == "sparse-topk") why += "; " + r.text;
-  }
-  q.reason = why + "; nearest released design: " + near.name + " (" + q.precedent_design + ")";
+  q.reason = risk_sentence(q.rules) + "; nearest released design: " + near.name + " (" + q.precedent_design + ")";
   return q;
 }
 
