@@ -13,6 +13,19 @@ using namespace mhacfg;
 using mhacfg::testing::edited;
 using mhacfg::testing::fixture;
 
+namespace {
+
+// A datasheet roofline with an H200's bandwidth and bf16 peak: times are FLOPs or bytes over the rates.
+Profile h200_roofline() {
+  Profile roof;
+  roof.name = "roofline";
+  roof.spec.mem_bw_bytes_per_s = 4.8e12;
+  roof.spec.peak_flop_per_s = {{"bf16", 989.4e12}};
+  return roof;
+}
+
+}  // namespace
+
 TEST_CASE("qwen3_next: Gated DeltaNet layers with a fixed state, gated attention every fourth layer", "[hf_config][kv]") {
   const ModelSpec q = fixture("qwen3-next-80b-a3b-instruct");
   REQUIRE(q.num_layers() == 48);
@@ -386,10 +399,7 @@ TEST_CASE("nemotron-nas: a block per layer, layers without attention, FFN widths
   CHECK(f.decode_per_token.ffn == 2 * 3 * 8192 * widths);
   // Predictions price each layer's own width: with a datasheet roofline, a prefill's FFN GEMMs are
   // compute-bound, so their time is their FLOPs over the peak (the same model at one width costs more).
-  Profile roof;
-  roof.name = "roofline";
-  roof.spec.mem_bw_bytes_per_s = 4.8e12;
-  roof.spec.peak_flop_per_s = {{"bf16", 989.4e12}};
+  const Profile roof = h200_roofline();
   w.batch = 4;
   w.prompt_len = 8192;
   ModelSpec uniform = n;
@@ -447,10 +457,7 @@ TEST_CASE("nemotron-nas: replace_with_linear puts a hidden_size x hidden_size li
 
   // The predictions price the linear layers as GEMMs: with a datasheet roofline a prefill's are
   // compute-bound, d x d per token.
-  Profile roof;
-  roof.name = "roofline";
-  roof.spec.mem_bw_bytes_per_s = 4.8e12;
-  roof.spec.peak_flop_per_s = {{"bf16", 989.4e12}};
+  const Profile roof = h200_roofline();
   w.batch = 4;
   w.prompt_len = 8192;
   const ModelSpec both = edited(name, [](nlohmann::json& j) {
