@@ -28,6 +28,9 @@ EngineModel engine_from_json(const nlohmann::json& j, const std::string& where) 
   e.max_prefill_tokens = f.optional_int("max_prefill_tokens", false).value_or(0);
   if (e.max_prefill_tokens < 0)
     throw InputError(f.name("max_prefill_tokens"), std::to_string(e.max_prefill_tokens), "must be 0 or positive");
+  e.scheduler_steps = f.optional_int("num_scheduler_steps", false).value_or(1);
+  if (e.scheduler_steps < 1 || e.scheduler_steps > 1024)
+    throw InputError(f.name("num_scheduler_steps"), std::to_string(e.scheduler_steps), "must be 1 to 1024");
   e.source = f.optional_string("source").value_or("");
   return e;
 }
@@ -40,6 +43,7 @@ nlohmann::json engine_to_json(const EngineModel& e) {
           {"request_overhead_s", e.request_overhead_s},
           {"max_num_seqs", e.max_num_seqs},
           {"max_prefill_tokens", e.max_prefill_tokens},
+          {"num_scheduler_steps", e.scheduler_steps},
           {"source", e.source}};
 }
 

@@ -106,7 +106,8 @@ StepCost step_cost(const ModelSpec& m, const Workload& w, const Predictor& p, co
     launches += o.kernels;
   }
   c.gaps_ms = launches * e.kernel_gap_s * 1e3;
-  c.host_ms = e.step_overhead_s * 1e3;
+  // One scheduler call per run of decode steps; a prefill is scheduled on its own.
+  c.host_ms = e.step_overhead_s * 1e3 / (decode ? double(e.scheduler_steps) : 1.0);
   return c;
 }
 
@@ -145,19 +146,23 @@ std::int64_t decode_batch(const ModelSpec& m, const ServingQuery& q, const Profi
 // Poisson arrival lands (in a step with a chance proportional to its length, half way through on
 // average). By Little's law lambda * W prefills are queued ahead, each one prefill long, and
 // lambda * prefill = rho: W = R + rho * W. A closed loop of `batch` requests has at most batch - 1
-// prefills ahead, which bounds W. docs/cost-model.md, "TTFT under load".
+// prefills ahead, which bounds W. Under multi-step scheduling (vLLM 0.6 --num-scheduler-steps N) the
+// scheduler admits waiting requests only between runs of N decode steps (vllm-project/vllm PR 7000,
+// "Multi Step Scheduling"; sgl-project/sglang benchmark/benchmark_vllm_060/README.md attributes vLLM's
+// 3x TTFT to it), so what is left of the decode time in flight is half a run, N steps: `run_ms`.
+// docs/cost-model.md, "TTFT under load".
 struct QueueWait {
   double wait_ms = 0;
   double prefill_share = 0;
 };
 
-QueueWait queue_wait(double decode_step_ms, double prefill_ms, double tpot_ms, std::int64_t batch) {
+QueueWait queue_wait(double decode_step_ms, double run_ms, double prefill_ms, double tpot_ms, std::int64_t batch) {
   QueueWait q;
   if (batch <= 1 || !(tpot_ms > 0)) return q;
   q.prefill_share = std::clamp(1.0 - decode_step_ms / tpot_ms, 0.0, 1.0);  // tpot = step + prefills' share
   const double rho = q.prefill_share;
-  const double remainder = ((1.0 - rho) * decode_step_ms + rho * prefill_ms) / 2.0;
-  const double bound = std::max(decode_step_ms, prefill_ms) + double(batch - 1) * prefill_ms;
+  const double remainder = ((1.0 - rho) * run_ms + rho * prefill_ms) / 2.0;
+  const double bound = std::max(run_ms, prefill_ms) + double(batch - 1) * prefill_ms;
   q.wait_ms = rho < 1.0 ? std::min(remainder / (1.0 - rho), bound) : bound;
   return q;
 }
@@ -192,11 +197,18 @@ ServingTimes predict_serving(const ModelSpec& m, const ServingQuery& q, const Pr
   t.request_overhead_ms = e.request_overhead_s * 1e3;
 
   const double step = dec.total();
+  const double steps_per_run = double(e.scheduler_steps);
+  // Tokens stream out once per run of scheduler_steps steps. The median gap between chunks is a run
+  // without a prefill in it while fewer than half the runs carry one, else an average run.
+  t.itl_ms = steps_per_run * step;
   if (q.mode == ServingMode::continuous && t.batch > 1) {
     // Each step also carries, on average, the prefills of the batch / osl requests that start per step;
-    // a request's own prefill starts when the step in flight and the prefills ahead of it are done.
-    t.tpot_ms = step + double(t.batch) / double(q.osl) * pre.total();
-    const QueueWait w = queue_wait(step, pre.total(), t.tpot_ms, t.batch);
+    // a request's own prefill starts when the step (or run of steps) in flight and the prefills ahead
+    // of it are done.
+    const double prefills_per_step = double(t.batch) / double(q.osl);
+    t.tpot_ms = step + prefills_per_step * pre.total();
+    if (prefills_per_step * steps_per_run >= 0.5) t.itl_ms = steps_per_run * t.tpot_ms;
+    const QueueWait w = queue_wait(step, steps_per_run * step, pre.total(), t.tpot_ms, t.batch);
     t.queue_wait_ms = w.wait_ms;
     t.prefill_share = w.prefill_share;
   } else {

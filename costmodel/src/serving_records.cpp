@@ -109,6 +109,48 @@ std::string model_id(const std::string& text) {
   return s;
 }
 
+// vLLM's multi-step scheduling as the record states it: a `num_scheduler_steps` field, else the launch
+// flag `--num-scheduler-steps N` (or `--num_scheduler_steps=N`) quoted in its `engine_args`, `notes`
+// or `scenario` text, as published measurements quote their launch commands. 0: not stated.
+std::int64_t scheduler_steps(const JsonFields& f, const nlohmann::json& j) {
+  if (f.has("num_scheduler_steps")) {
+    const std::int64_t n = int_field(f, j, "num_scheduler_steps", true).value_or(0);
+    if (n > 1024) throw InputError(f.name("num_scheduler_steps"), std::to_string(n), "must be 1 to 1024");
+    return n;
+  }
+  for (const char* key : {"engine_args", "notes", "scenario"}) {
+    if (!f.has(key) || !j.at(key).is_string()) continue;
+    const std::string text = lower(j.at(key).get<std::string>());
+    for (const char* flag : {"--num-scheduler-steps", "--num_scheduler_steps"}) {
+      const std::size_t at = text.find(flag);
+      if (at == std::string::npos) continue;
+      std::size_t i = at + std::char_traits<char>::length(flag);
+      while (i < text.size() && (text[i] == ' ' || text[i] == '=')) ++i;
+      std::int64_t n = 0;
+      std::size_t digits = 0;
+      for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 5; ++i, ++digits)
+        n = n * 10 + (text[i] - '0');
+      if (n >= 1 && n <= 1024) return n;
+    }
+  }
+  return 0;
+}
+
+// Whether the record's benchmark tool, as its text names it, reports ITL as each request's mean gap
+// ((latency - ttft) / (osl - 1): AIPerf's InterTokenLatencyMetric, ai-dynamo/aiperf
+// aiperf/metrics/types/inter_token_latency_metric.py; GenAI-Perf, its predecessor, and ray-project's
+// LLMPerf likewise) rather than the gaps between streamed chunks (vLLM's `vllm bench serve` and SGLang's
+// `bench_serving`: `output.itl.append(timestamp - most_recent_timestamp)`, the median over all gaps).
+bool averages_itl_per_request(const nlohmann::json& j) {
+  for (const char* key : {"benchmark", "scenario", "notes", "engine"}) {
+    if (!j.contains(key) || !j.at(key).is_string()) continue;
+    const std::string text = lower(j.at(key).get<std::string>());
+    for (const char* tool : {"aiperf", "genai-perf", "genai_perf", "genaiperf", "llmperf"})
+      if (text.find(tool) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // The deployment fields every format shares (model, gpu, parallelism, dtypes), from the merged object.
 ServingRecord common_fields(const nlohmann::json& j, const std::string& where, const std::string& format) {
   const JsonFields f(j, where);
@@ -130,6 +172,7 @@ ServingRecord common_fields(const nlohmann::json& j, const std::string& where, c
   r.pp = int_field(f, j, "pp", true).value_or(1);
   r.ep = int_field(f, j, "ep", true).value_or(1);
   r.dp_attention = f.optional_bool("dp_attention", false);
+  r.scheduler_steps = scheduler_steps(f, j);
   r.num_gpus = int_field(f, j, "num_gpus", true).value_or(0);
   if (f.has("weight_dtype")) r.weight_dtype = dtype_word(f.require_string("weight_dtype"), f.name("weight_dtype"));
   if (f.has("kv_dtype")) r.kv_dtype = dtype_word(f.require_string("kv_dtype"), f.name("kv_dtype"));
@@ -160,6 +203,7 @@ ServingRecord jsonl_record(const nlohmann::json& j, const std::string& where) {
   r.batch = int_field(f, j, "batch", false).value_or(0);
   if (r.concurrency < 0) throw InputError(f.name("concurrency"), std::to_string(r.concurrency), "must be 0 or positive");
   r.spec_decode = f.optional_bool("spec_decode", false);
+  r.itl_per_request = averages_itl_per_request(j);
   const bool static_text = lower(r.engine).find("static batch") != std::string::npos;
   if (static_text || (r.batch > 0 && r.category == "fixed_batch_static")) {
     r.mode = ServingMode::static_batch;
@@ -246,14 +290,18 @@ ServingMetric parse_serving_metric(std::string_view name, const std::string& fie
 double serving_metric_value(const ServingTimes& t, ServingMetric m) {
   switch (m) {
     case ServingMetric::ttft_ms: return t.ttft_ms;
-    case ServingMetric::tpot_ms:
-    case ServingMetric::itl_ms: return t.tpot_ms;
+    case ServingMetric::tpot_ms: return t.tpot_ms;
+    case ServingMetric::itl_ms: return t.itl_ms;
     case ServingMetric::latency_ms: return t.request_latency_ms;
     case ServingMetric::output_tokens_per_s: return t.output_tokens_per_s;
     case ServingMetric::output_tokens_per_s_per_gpu: return t.output_tokens_per_s_per_gpu;
     case ServingMetric::output_tokens_per_s_per_user: return t.output_tokens_per_s_per_user;
   }
   MHACFG_CHECK(false, "unhandled serving metric");
+}
+
+double serving_metric_value(const ServingTimes& t, const ServingRecord& r) {
+  return serving_metric_value(t, r.metric == ServingMetric::itl_ms && r.itl_per_request ? ServingMetric::tpot_ms : r.metric);
 }
 
 std::string dtype_word(const std::string& text, const std::string& field) {
@@ -326,7 +374,7 @@ nlohmann::json serving_record_to_json(const ServingRecord& r) {
   const char* modes[] = {"latency", "static_batch", "continuous"};
   return {{"id", r.id},           {"model", r.model},     {"gpu", r.gpu},
           {"engine", r.engine},   {"tp", r.tp},           {"pp", r.pp},
-          {"ep", r.ep},           {"dp_attention", r.dp_attention},
+          {"ep", r.ep},           {"dp_attention", r.dp_attention}, {"num_scheduler_steps", r.scheduler_steps},
           {"isl", r.isl},         {"osl", r.osl},         {"concurrency", r.concurrency},
           {"batch", r.batch},     {"mode", modes[int(r.mode)]},
           {"weight_dtype", r.weight_dtype.empty() ? nlohmann::json() : nlohmann::json(r.weight_dtype)},

@@ -84,6 +84,33 @@ TEST_CASE("SGLang bench_serving JSONL: Infinity read, model and GPU from the def
   CHECK(rs[4].mode == ServingMode::continuous);
 }
 
+TEST_CASE("serving records: multi-step scheduling and the benchmark's ITL as the record states them", "[serving_records]") {
+  // Our validation set quotes vLLM 0.6's launch (--num-scheduler-steps 10) in its notes; SGLang's rows do not.
+  const auto own = read_serving_records(fixture("e2e-own.validate.jsonl"), "--in");
+  for (const ServingRecord& r : own) {
+    if (r.id == "own-010") CHECK(r.scheduler_steps == 10);
+    if (r.id == "own-009") CHECK(r.scheduler_steps == 0);
+    if (r.metric == ServingMetric::itl_ms) CHECK_FALSE(r.itl_per_request);  // SGLang's and vLLM's chunk gaps
+  }
+  // NIM's rows were measured with GenAI-Perf/AIPerf: each request's mean gap.
+  for (const ServingRecord& r : read_serving_records(fixture("e2e-published.train.jsonl"), "--in"))
+    if (r.id == "e2e-044") CHECK(r.itl_per_request);
+  const std::string base = R"({"model":"m","gpu":"H100","metric":"itl_ms","value":10,"isl":1,"osl":2)";
+  CHECK(parse_serving_records(base + R"(,"num_scheduler_steps":4})", "s.jsonl").front().scheduler_steps == 4);
+  CHECK(parse_serving_records(base + R"(,"engine_args":"vllm serve m --num_scheduler_steps=8"})", "s.jsonl").front().scheduler_steps == 8);
+  CHECK(parse_serving_records(base + "}", "s.jsonl").front().scheduler_steps == 0);
+  CHECK_THROWS_WITH(parse_serving_records(base + R"(,"num_scheduler_steps":0})", "s.jsonl"),
+                    Catch::Contains("num_scheduler_steps = 0"));
+  // Predicted as the benchmark defines the metric: chunk gaps, or a request's mean gap (its TPOT).
+  ServingTimes t;
+  t.tpot_ms = 12;
+  t.itl_ms = 10;
+  ServingRecord chunked = parse_serving_records(base + "}", "s.jsonl").front();
+  CHECK(serving_metric_value(t, chunked) == 10);
+  chunked.itl_per_request = true;
+  CHECK(serving_metric_value(t, chunked) == 12);
+}
+
 TEST_CASE("serving records: bad lines are one-line errors naming the line and field", "[serving_records]") {
   CHECK_THROWS_WITH(parse_serving_records(R"({"model":"m","gpu":"H100","metric":"speed","value":1})", "s.jsonl"),
                     Catch::StartsWith("s.jsonl:1: metric = speed: unknown serving metric"));

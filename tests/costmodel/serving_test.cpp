@@ -149,6 +149,36 @@ TEST_CASE("serving: under continuous batching a request waits for the step in fl
   CHECK(served(512, 256, 32, ServingMode::static_batch).queue_wait_ms == 0);
 }
 
+TEST_CASE("serving: multi-step scheduling admits requests and streams tokens once per run of steps", "[serving]") {
+  const ModelSpec m = testing::fixture("llama-3-8b");
+  const Profile prof = gpu();
+  const Predictor p(prof);
+  const auto served = [&](std::int64_t steps, std::int64_t concurrency, std::int64_t osl) {
+    EngineModel e = engine(1e-6, 400e-6, 0);
+    e.scheduler_steps = steps;
+    ServingQuery q = query(512, osl, concurrency, ServingMode::continuous);
+    q.decode_context = 1024;
+    return predict_serving(m, q, p, e);
+  };
+  const ServingTimes one = served(1, 8, 256), ten = served(10, 8, 256);
+  // The host's cost is paid once per scheduler call, so a step is cheaper by 9/10 of it.
+  const double step1 = one.tpot_ms - 8.0 / 256.0 * (one.ttft_ms - one.queue_wait_ms);
+  const double step10 = ten.tpot_ms - 8.0 / 256.0 * (ten.ttft_ms - ten.queue_wait_ms);
+  CHECK(step1 - step10 == Approx(0.4 * 0.9).epsilon(1e-6));
+  // Chunks of ten tokens: the median gap between them is a run of ten steps (few runs carry a prefill).
+  CHECK(one.itl_ms == Approx(step1).epsilon(1e-9));
+  CHECK(ten.itl_ms == Approx(10 * step10).epsilon(1e-9));
+  // An arrival waits for what is left of the run in flight, not of one step: W = R / (1 - rho).
+  const double rho = ten.prefill_share, prefill = ten.ttft_ms - ten.queue_wait_ms;
+  CHECK(ten.queue_wait_ms == Approx(((1 - rho) * 10 * step10 + rho * prefill) / 2 / (1 - rho)).epsilon(1e-9));
+  CHECK(ten.queue_wait_ms > 4 * one.queue_wait_ms);
+  // Prefills in most runs (8 of 16 tokens' worth per step): the median gap holds one, as the TPOT does.
+  const ServingTimes busy = served(1, 8, 16);
+  CHECK(busy.itl_ms == Approx(busy.tpot_ms).epsilon(1e-12));
+  // One request alone waits for nothing, whatever the run.
+  CHECK(served(10, 1, 256).queue_wait_ms == 0);
+}
+
 TEST_CASE("serving: max throughput takes the KV capacity, capped per scheduler", "[serving]") {
   const ModelSpec m = testing::fixture("llama-3-8b");
   const Profile prof = gpu();
@@ -182,6 +212,12 @@ TEST_CASE("serving: engine files load, round-trip and reject bad times", "[servi
   j["request_overhead_s"] = 88;  // seconds, not milliseconds: a unit mistake
   CHECK_THROWS_AS(engine_from_json(j, "engine.json"), InputError);
   CHECK_THROWS_AS(engine_from_json(nlohmann::json::array(), "engine.json"), InputError);
+  j = engine_to_json(e);
+  CHECK(engine_from_json(j, "engine.json").scheduler_steps == 1);
+  j["num_scheduler_steps"] = 8;
+  CHECK(engine_from_json(j, "engine.json").scheduler_steps == 8);
+  j["num_scheduler_steps"] = 0;
+  CHECK_THROWS_WITH(engine_from_json(j, "engine.json"), Catch::Contains("num_scheduler_steps") && Catch::Contains("0"));
 }
 
 TEST_CASE("parallelism: expert, attention-data and pipeline parallel memory per GPU", "[serving][counts]") {

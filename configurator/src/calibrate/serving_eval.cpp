@@ -75,7 +75,7 @@ ServingPrediction predict_case(const ServingCase& c, const EngineModel& e) {
     p.reason = err.what();  // the model cannot serve it (it does not fit, a parallelism it cannot split)
     return p;
   }
-  p.predicted = serving_metric_value(p.times, c.record->metric);
+  p.predicted = serving_metric_value(p.times, *c.record);
   if (!(p.predicted > 0) || !std::isfinite(p.predicted)) {
     p.reason = "no positive prediction";
     return p;

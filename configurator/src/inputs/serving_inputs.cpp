@@ -153,6 +153,7 @@ ServingCase ServingMapper::map(const ServingRecord& r) {
   auto e = engines_.find(c.engine_name);
   if (e == engines_.end()) e = engines_.emplace(c.engine_name, load_engine(c.engine_name, "--engine")).first;
   c.engine = e->second;
+  if (r.scheduler_steps > 0) c.engine.scheduler_steps = r.scheduler_steps;
   // The query.
   Workload& w = c.query.workload;
   w.tp = r.tp;

@@ -28,6 +28,9 @@ struct EngineModel {
   double request_overhead_s = 0;   // per request on its first token's path (HTTP, tokeniser, queueing)
   std::int64_t max_num_seqs = 0;   // the engine's default cap on sequences per step (0: none)
   std::int64_t max_prefill_tokens = 0;  // tokens of prefill per step (chunked prefill); 0: a whole prompt
+  // Decode steps per scheduler call (vLLM 0.5.5-0.6 `--num-scheduler-steps`): new requests join, and
+  // tokens stream out, only between runs of this many steps. 1: every step (current engines).
+  std::int64_t scheduler_steps = 1;
   std::string source;              // where the constants come from (a preset's citation or a fit)
 };
 
@@ -53,7 +56,8 @@ struct ServingQuery {
 
 struct ServingTimes {
   double ttft_ms = 0;             // first token of a request: its wait (continuous), prefill, per-request cost
-  double tpot_ms = 0;             // time per output token after the first (= inter-token latency)
+  double tpot_ms = 0;             // time per output token after the first
+  double itl_ms = 0;              // the median gap between streamed chunks: a run of scheduler_steps decode steps
   double request_latency_ms = 0;  // ttft + (osl - 1) tpot
   double output_tokens_per_s = 0;          // all GPUs of the replica
   double output_tokens_per_s_per_gpu = 0;

@@ -22,7 +22,8 @@ namespace mhacfg {
 enum class ServingMetric {
   ttft_ms,                       // time to first token
   tpot_ms,                       // time per output token after the first
-  itl_ms,                        // inter-token latency (= tpot_ms in the model)
+  itl_ms,                        // inter-token latency: the median gap between streamed chunks (vLLM's and
+                                 // SGLang's benchmarks), or a request's mean gap (AIPerf, GenAI-Perf, LLMPerf)
   latency_ms,                    // a request end to end (ttft + (osl - 1) tpot)
   output_tokens_per_s,           // output tokens per second, all GPUs of the replica
   output_tokens_per_s_per_gpu,
@@ -44,6 +45,7 @@ struct ServingRecord {
   std::string engine;    // as written ("TensorRT-LLM (static batching)"); "" when not given
   std::int64_t tp = 1, pp = 1, ep = 1;
   bool dp_attention = false;
+  std::int64_t scheduler_steps = 0;  // vLLM --num-scheduler-steps as the record states it; 0: the engine's
   std::int64_t num_gpus = 0;     // 0: not given (tp x pp)
   std::int64_t isl = 0, osl = 0; // prompt and output tokens per request; 0: not given
   std::int64_t concurrency = 0;  // requests in flight; 0: as many as fit (max throughput)
@@ -56,7 +58,12 @@ struct ServingRecord {
   std::string category;          // latency_bs1, latency_c1, fixed_batch_static, fixed_concurrency, max_throughput
   bool spec_decode = false;
   std::string unusable;          // why the record cannot be predicted ("" when it can): a missing isl, ...
+  bool itl_per_request = false;  // its ITL is each request's (latency - ttft) / (osl - 1), not chunk gaps
 };
+
+// The predicted value of the record's metric, as its benchmark defines it (an ITL averaged per request
+// is a TPOT).
+double serving_metric_value(const ServingTimes& t, const ServingRecord& r);
 
 // The first dtype word of a free-text value, lower case ("fp8 (block-scaled)" -> "fp8", "BF16" ->
 // "bf16", "float16" -> "fp16"); "" for a value that says it is not stated ("unstated ..."). Throws
