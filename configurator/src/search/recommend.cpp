@@ -4,9 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <numeric>
-#include <set>
 
 #include "mhacfg/configurator/inputs/model_input.hpp"
 #include "mhacfg/configurator/search/precedents.hpp"
