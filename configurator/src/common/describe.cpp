@@ -186,7 +186,7 @@ std::string linear_kind_text(LinearKind k) {
     case LinearKind::mamba2: return "Mamba2";
     case LinearKind::kda: return "KDA";
     case LinearKind::short_conv: return "short convolution";
-    case LinearKind::lightning: return "lightning attention";
+    case LinearKind::lightning: return "lightning";
     case LinearKind::gated_deltanet: break;
   }
   return "Gated DeltaNet";
