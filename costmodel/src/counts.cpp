@@ -395,7 +395,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   mixer_w = add(mixer_w, mul(linear_map_params(m), linear_map_mixers(m), kFlops), kFlops);  // x W in place of attention
   f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, tokens) : 0;
+    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, w.batch, w.prompt_len) : 0;
     if (!l.softmax()) return linear;
     const WideCount indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, w.batch, w.prompt_len, w.prompt_len));
     return wide_add(wide_add(linear, indexer, kFlops),
@@ -410,7 +410,7 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   FlopBreakdown& d = f.decode_per_token;
   d.projections = matmul_flops(1, mixer_w);
   d.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
-    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, 1) : 0;
+    const WideCount linear = l.has_linear() ? linear_attention_core_flops(m, 1, 1) : 0;
     if (!l.softmax()) return linear;
     const WideCount indexer = l.shared_topk ? 0 : indexer_flops(layer_indexer_shape(m, 1, 1, w.context));
     return wide_add(wide_add(linear, indexer, kFlops), attention_flops(layer_attention_shape(m, l, 1, 1, w.context, true)), kFlops);

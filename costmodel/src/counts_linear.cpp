@@ -1,4 +1,5 @@
-// Counts of a hybrid model's linear-attention layers (Gated DeltaNet, Mamba2, KDA, short convolutions):
+// Counts of a hybrid model's linear-attention layers (Gated DeltaNet, Mamba2, KDA, short convolutions,
+// lightning attention):
 // their parameters, one GPU's share under tensor parallelism, the core's FLOPs and state. Part of the
 // one place counts are computed (counts.cpp has the rest).
 #include "mhacfg/costmodel/counts.hpp"
@@ -14,6 +15,8 @@ constexpr const char* kParams = "parameter count";
 
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s) {
   if (la.kind == LinearKind::short_conv) return mul(3, mul(s.v_heads, la.head_v_dim, kParams), kParams);  // B, C, x
+  if (la.kind == LinearKind::lightning)  // qkv_proj (q, k, v) and output_gate (value_dim)
+    return add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams), mul(mul(2, s.v_heads, kParams), la.head_v_dim, kParams), kParams);
   if (la.kind == LinearKind::kda)  // q, k, v, beta, and the decay's and the output gate's low-rank halves
     return add(add(mul(mul(2, s.k_heads, kParams), la.head_k_dim, kParams), mul(s.v_heads, la.head_v_dim, kParams), kParams),
                add(s.v_heads, mul(2, la.head_v_dim, kParams), kParams), kParams);
@@ -48,10 +51,12 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   const std::int64_t conv = add(mul(la.conv_dim(), la.conv_kernel, kParams), la.conv_bias ? la.conv_dim() : 0, kParams);
   // dt_bias and A_log (Mamba2: and D) per head; the gated RMSNorm: head_v_dim weights shared by the
   // heads (Gated DeltaNet) or value_dim (Mamba2).
-  // KDA: A_log per head and dt_bias per value channel.
+  // KDA: A_log per head and dt_bias per value channel. Lightning: an RMSNorm over value_dim; its decays
+  // (slope_rate and the factors from it) are buffers.
   const bool mamba = la.kind == LinearKind::mamba2, kda = la.kind == LinearKind::kda;
-  const std::int64_t norm = !la.gated_norm ? 0 : mamba ? la.value_dim() : la.head_v_dim;
-  const std::int64_t per_head = la.kind == LinearKind::short_conv ? 0
+  const bool lightning = la.kind == LinearKind::lightning;
+  const std::int64_t norm = !la.gated_norm ? 0 : mamba || lightning ? la.value_dim() : la.head_v_dim;
+  const std::int64_t per_head = la.kind == LinearKind::short_conv || lightning ? 0
                                 : kda ? add(la.num_v_heads, la.value_dim(), kParams)
                                       : mul(mamba ? 3 : 2, la.num_v_heads, kParams);
   const std::int64_t small = add(per_head, norm, kParams);
@@ -59,8 +64,8 @@ std::int64_t linear_attention_params_per_layer(const ModelSpec& m) {
   return add(add(linear_attention_matmul_weights(m), add(conv, small, kParams), kParams), bias, kParams);
 }
 
-WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens) {
-  return linear_attention_flops(layer_linear_attention_shape(m, 1, tokens));
+WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t batch, std::int64_t q_len) {
+  return linear_attention_flops(layer_linear_attention_shape(m, batch, q_len));
 }
 
 std::int64_t linear_attention_state_elements(const ModelSpec& m) {
@@ -95,7 +100,7 @@ LinearAttentionShape layer_linear_attention_shape(const ModelSpec& m, std::int64
                                                   std::int64_t tp) {
   const LinearAttentionSpec& la = m.linear;
   const LinearShard sh = tp == 1 ? LinearShard{la.num_k_heads, la.num_v_heads} : linear_shard(m, tp);
-  return LinearAttentionShape{batch, q_len, sh.k_heads, sh.v_heads, la.head_k_dim, la.head_v_dim, la.conv_kernel, la.kind};
+  return LinearAttentionShape{batch, q_len, sh.k_heads, sh.v_heads, la.head_k_dim, la.head_v_dim, la.conv_kernel, la.kind, la.block_size};
 }
 
 }  // namespace mhacfg

@@ -7,6 +7,7 @@
 #include "mhacfg/costmodel/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <functional>
 #include <optional>
@@ -211,6 +212,10 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"ernie4_5_moe", parse_ernie4_5_moe},
       {"kimi_linear", parse_kimi_linear},
       {"minimax_m2", parse_minimax_m2},
+      {"minimax", parse_minimax},
+      // MiniMax-Text-01's and MiniMax-M1's remote code (MiniMaxText01Config, MiniMaxM1Config): minimax's keys.
+      {"minimax_text_01", parse_minimax},
+      {"minimax_m1", parse_minimax},
       {"apertus", parse_apertus},
       {"lfm2", parse_lfm2},
       {"lfm2_moe", parse_lfm2_moe},
@@ -350,12 +355,8 @@ namespace {
 
 // model_types whose layers mhacfg cannot model, and why: refused with the reason rather than the nearest
 // types read (docs/models-survey.md).
-constexpr std::pair<const char*, const char*> kRefused[] = {
-    {"minimax",
-     "MiniMax-Text-01's lightning attention (linear attention with a fixed decay per head, a d x d state per head, "
-     "SiLU on q/k/v and a gated, normed output) is none of mhacfg's linear-attention kinds (Gated DeltaNet, "
-     "Mamba2, KDA, short convolutions), so its layers are not modelled; MiniMax-M2 (minimax_m2) is read"},
-};
+// None at present (minimax, the last, is read since lightning attention is a linear-attention kind).
+constexpr std::array<std::pair<const char*, const char*>, 0> kRefused{};
 
 }  // namespace
 

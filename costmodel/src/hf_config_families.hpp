@@ -153,6 +153,7 @@ void qwen_next_experts(const JsonFields& f, ModelSpec& m, std::int64_t experts, 
 void parse_qwen3_next(const JsonFields& f, ModelSpec& m);
 void parse_granitemoehybrid(const JsonFields& f, ModelSpec& m);
 void parse_nemotron_h(const JsonFields& f, ModelSpec& m);
+void parse_minimax(const JsonFields& f, ModelSpec& m);
 void parse_kimi_linear(const JsonFields& f, ModelSpec& m);
 void parse_lfm2(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_moe(const JsonFields& f, ModelSpec& m);

@@ -1,6 +1,6 @@
 // HF import of the hybrid families whose layers mix softmax attention with linear attention or short
-// convolutions (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2, Falcon-H1), and Llama-Nemotron's
-// layers that differ one from the next (nemotron-nas).
+// convolutions (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2, Falcon-H1, MiniMax-Text-01 and
+// MiniMax-M1), and Llama-Nemotron's layers that differ one from the next (nemotron-nas).
 #include "hf_config_families.hpp"
 
 #include <algorithm>
@@ -288,6 +288,58 @@ void parse_kimi_linear(const JsonFields& f, ModelSpec& m) {
       throw InputError(at, int_text(n), "must be a layer number in 1.." + int_text(m.num_layers()) + " (1-based)");
     m.layers[static_cast<std::size_t>(n - 1)].mixer = Mixer::linear;
   }
+}
+
+// MiniMaxConfig (minimax: MiniMax-Text-01, MiniMax-M1; the -hf checkpoints) and the remote code's
+// MiniMaxText01Config and MiniMaxM1Config (minimax_text_01, minimax_m1: the released checkpoints), whose
+// keys for what is counted are the same but the layer list: layer_types ("full_attention" or
+// "linear_attention"), else attn_type_list (1 softmax, 0 lightning), else MiniMaxConfig's default, softmax
+// on the even layers (0, 2, ...). Softmax layers: Mixtral's attention (num_key_value_heads 8, head_dim
+// else hidden_size / heads, no biases; partial RoPE, rotary_dim, has no weights), sliding_window on them.
+// Lightning layers (LinearKind::lightning): the attention's heads and head_dim, block_size (256). Every
+// layer: num_local_experts (num_experts; 8) gated experts of intermediate_size, top num_experts_per_tok
+// (2), a router without bias; two RMSNorms; untied. The residual scales (full_attn_/linear_attn_/mlp_
+// alpha and beta factors, the remote code's layernorm_*_alpha/beta) and postnorm are scalars without
+// weights. The remote code's shared MLP (shared_intermediate_size > 0) is refused: no release has one.
+void parse_minimax(const JsonFields& f, ModelSpec& m) {
+  FamilyDefaults d{0, false, 8};
+  d.hidden = 4096, d.layers = 32, d.heads = 32, d.ffn = 14336, d.vocab = 32000;
+  parse_llama_like(f, m, d);
+  m.moe.num_routed_experts = experts_key(f, "num_local_experts", "num_experts", 8);
+  m.moe.expert_ffn_dim = m.ffn.ffn_dim;
+  m.moe.top_k = int_or(f, "num_experts_per_tok", 2);
+  for (auto& l : m.layers) l.ffn = LayerFfn::moe;
+  if (f.has("shared_intermediate_size")) {
+    const auto& v = f.at("shared_intermediate_size");
+    const bool none = v.is_array() ? std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x == 0; }) : v == 0;
+    if (!none)
+      throw InputError(f.name("shared_intermediate_size"), json_value_text(v),
+                       "a shared MLP beside the experts is not modelled (MiniMax-Text-01 and MiniMax-M1 have none: 0)");
+  }
+  LinearAttentionSpec& la = m.linear;
+  la.kind = LinearKind::lightning;
+  la.num_k_heads = la.num_v_heads = m.attention.num_q_heads;
+  la.head_k_dim = la.head_v_dim = m.attention.head_dim;
+  la.conv_kernel = 0;
+  la.block_size = int_or(f, "block_size", 256);
+  if (!apply_linear_layer_types(f, m, "full_attention", "linear_attention")) {
+    if (f.has("attn_type_list")) {
+      const auto& types = f.at("attn_type_list");
+      if (!types.is_array() || static_cast<std::int64_t>(types.size()) != m.num_layers())
+        throw InputError(f.name("attn_type_list"), json_value_text(types), "must be a list of " + int_text(m.num_layers()) + " layer types");
+      for (std::size_t i = 0; i < types.size(); ++i) {
+        if (types[i] != 0 && types[i] != 1)
+          throw InputError(f.name("attn_type_list") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
+                           "unknown layer type (expected 1, softmax attention, or 0, lightning attention)");
+        m.layers[i].mixer = linear_if(types[i] == 0);
+      }
+    } else {
+      for (std::size_t i = 0; i < m.layers.size(); ++i) m.layers[i].mixer = linear_if(i % 2 == 1);
+    }
+  }
+  const std::int64_t window = window_key(f, "sliding_window", 0);
+  for (auto& l : m.layers)
+    if (l.softmax()) l.span = Span::window(window);
 }
 
 // Lfm2Config (LFM2-350M ... 2.6B): a gated FFN whose width is block_ff_dim (else intermediate_size),

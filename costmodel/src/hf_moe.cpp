@@ -443,8 +443,8 @@ void parse_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
 // nothing), untied. Every layer sparse: num_local_experts (num_experts; 256) gated experts of
 // intermediate_size (1536), top num_experts_per_tok (8), no shared expert, a router whose
 // e_score_correction_bias is a buffer in transformers (llama.cpp counts its 256 per layer). The legacy
-// mlp_intermediate_size has no weights. attn_type_list must be softmax (1) throughout: MiniMax-Text-01's
-// lightning-attention layers (0) are not modelled. The MTP keys (use_mtp, num_mtp_modules) describe
+// mlp_intermediate_size has no weights. attn_type_list must be softmax (1) throughout: lightning-attention
+// layers (0) are MiniMax-Text-01's and MiniMax-M1's (minimax, parse_minimax), not M2's. The MTP keys (use_mtp, num_mtp_modules) describe
 // modules the released checkpoints do not ship; they are not counted.
 void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{128, false, 8};
@@ -462,7 +462,8 @@ void parse_minimax_m2(const JsonFields& f, ModelSpec& m) {
   for (std::size_t i = 0; i < types.size(); ++i)
     if (types[i] != 1)
       throw InputError(f.name("attn_type_list") + "[" + std::to_string(i) + "]", json_value_text(types[i]),
-                       "only softmax attention (1) is modelled; lightning attention (0, MiniMax-Text-01) is not");
+                       "MiniMax-M2's layers are softmax attention (1); lightning attention (0) is MiniMax-Text-01's "
+                       "and MiniMax-M1's (model_type minimax)");
 }
 
 }  // namespace mhacfg::hf

@@ -215,7 +215,8 @@ void validate_linear(const LinearAttentionSpec& la) {
   if (la.kind != LinearKind::short_conv)
     require_positive(la.head_k_dim, mamba ? "mamba_d_state" : "linear_key_head_dim");
   require_positive(la.head_v_dim, mamba ? "mamba_d_head" : "linear_value_head_dim");
-  require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
+  if (la.kind == LinearKind::lightning) require_positive(la.block_size, "block_size");  // no convolution
+  else require_positive(la.conv_kernel, mamba ? "mamba_d_conv" : "linear_conv_kernel_dim");
   if (la.num_v_heads % la.num_k_heads != 0)
     throw InputError(mamba ? "mamba_n_groups" : "linear_num_key_heads", std::to_string(la.num_k_heads),
                      std::string("must divide ") + (mamba ? "mamba_n_heads" : "linear_num_value_heads") + " = " +

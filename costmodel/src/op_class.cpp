@@ -16,6 +16,7 @@ std::string_view variant_text(OpVariant v) {
     case OpVariant::mla: return "mla";
     case OpVariant::kda: return "kda";
     case OpVariant::short_conv: return "short_conv";
+    case OpVariant::lightning: return "lightning";
   }
   MHACFG_CHECK(false, "unknown OpVariant");
 }

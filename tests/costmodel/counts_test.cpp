@@ -338,7 +338,7 @@ TEST_CASE("a linear-attention layer's share of one GPU: value heads split, a sin
   CHECK(linear_attention_state_elements_per_gpu(m, 4) == 32 * 128 * 64 + (2 * 128 + 32 * 64) * 3);
   CHECK(linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) ==
         4 * 32 * 128 * 64 + 2 * (2 * 128 + 32 * 64) * 4);
-  CHECK(4 * linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) > linear_attention_core_flops(m, 1));
+  CHECK(4 * linear_attention_flops(layer_linear_attention_shape(m, 1, 1, 4)) > linear_attention_core_flops(m, 1, 1));
 }
 
 TEST_CASE("an nvfp4 or int4 KV cache counts its block scales, an fp8 one its elements alone", "[counts][dtype]") {

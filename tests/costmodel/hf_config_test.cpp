@@ -86,6 +86,7 @@ const PublishedTotal kPublishedTotals[] = {
     {"kimi-linear-48b-a3b-instruct", 49'122'681'728},
     // llama.cpp's 228,689,764,864 adds the 62 x 256 e_score_correction_bias buffers (PUBLISHED.md).
     {"minimax-m2.7", 228'689'764'864 - 62 * 256},
+    {"minimax-m1-80k", 456'089'655'296},  // the Hub's total; MiniMax-Text-01 has the same shapes (PUBLISHED.md)
     {"apertus-8b-2509", 8'053'338'176},  // the Hub's 8,053,338,240 adds the xIELU beta and eps buffers
     {"lfm2-350m", 354'483'968},  // tied head counted once
     {"lfm2-1.2b", 1'170'340'608},
@@ -154,9 +155,11 @@ TEST_CASE("bad config.json input is an InputError naming the field", "[hf_config
   CHECK(err(R"({"hidden_size": 4096})") == "c.json: model_type = (missing): required key is missing");
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::StartsWith("c.json: model_type = \"bert\": unsupported model_type (closest supported: "));
   CHECK_THAT(err(R"({"model_type": "bert"})"), Catch::Contains("types are read, docs/models-survey.md lists them and the ones refused)"));
-  // A type whose layers mhacfg cannot model is refused with the reason, not the nearest types.
-  CHECK_THAT(err(R"({"model_type": "minimax", "hidden_size": 6144})"),
-             Catch::StartsWith("c.json: model_type = \"minimax\": MiniMax-Text-01's lightning attention"));
+  // MiniMax's layer lists name each layer's mixer; anything else is refused by its index.
+  CHECK(err(R"({"model_type": "minimax", "num_hidden_layers": 2, "attn_type_list": [0, 2]})") ==
+        "c.json: attn_type_list[1] = 2: unknown layer type (expected 1, softmax attention, or 0, lightning attention)");
+  CHECK_THAT(err(R"({"model_type": "minimax", "num_hidden_layers": 2, "layer_types": ["linear_attention", "mamba"]})"),
+             Catch::StartsWith("c.json: layer_types[1] = \"mamba\": unknown layer type"));
   const std::string base = R"("model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 32,
     "intermediate_size": 11008, "vocab_size": 32000)";
   CHECK(err("{" + base + R"(, "hidden_size": "4096"})") == "c.json: hidden_size = \"4096\": must be an integer");

@@ -1,5 +1,5 @@
 // The hybrid families of hf_hybrid.cpp (Qwen3-Next, Granite 4.0-H, Nemotron-H, Kimi Linear, LFM2,
-// Falcon-H1) and Llama-Nemotron's layers that differ one from the next: their layers, states and counts
+// Falcon-H1, MiniMax-Text-01/M1) and Llama-Nemotron's layers that differ one from the next: their layers, states and counts
 // on real config.json files.
 #include <catch2/catch.hpp>
 
@@ -239,6 +239,84 @@ TEST_CASE("kimi_linear: KDA layers beside MLA without RoPE, DeepSeek-V3's expert
                     Catch::Contains("kda_layers[0] = 28: must be a layer number in 1..27 (1-based)"));
   CHECK_THROWS_WITH(edited("kimi-linear-48b-a3b-instruct", [](nlohmann::json& j) { j["linear_attn_config"]["kda_layers"][0] = 0; }),
                     Catch::Contains("kda_layers[0] = 0"));
+}
+
+TEST_CASE("minimax: lightning attention on 7 layers in 8, softmax on the 8th, 32 experts everywhere", "[hf_config][kv]") {
+  const ModelSpec m = fixture("minimax-m1-80k");  // MiniMax-M1-80k's file (minimax_m1, attn_type_list)
+  REQUIRE(m.num_layers() == 80);
+  for (std::size_t i = 0; i < 80; ++i) {
+    CHECK(m.layers[i].has_linear() == ((i + 1) % 8 != 0));
+    CHECK(m.layers[i].full_attention() == ((i + 1) % 8 == 0));
+    CHECK(m.layers[i].moe());
+  }
+  CHECK(m.num_linear_layers() == 70);
+  CHECK(m.linear.kind == LinearKind::lightning);
+  CHECK(m.linear.num_v_heads == 64);
+  CHECK(m.linear.head_k_dim == 128);
+  CHECK(m.linear.conv_kernel == 0);
+  CHECK(m.linear.block_size == 256);  // MiniMaxConfig's default: the file has no block_size
+  const ParamCounts p = count_params(m);
+  // qkv_proj 6144 -> 3 x 64 x 128, output_gate 6144 -> 8192, the RMSNorm over 8192, out_proj 8192 -> 6144.
+  CHECK(p.linear_attention_per_layer == 6144LL * 3 * 8192 + 6144LL * 8192 + 8192 + 8192LL * 6144);
+  // Softmax: 64 query heads and 8 KV heads of 128, no biases.
+  CHECK(p.attention_per_layer == 2LL * 6144 * 8192 + 2LL * 6144 * 1024);
+  CHECK(p.router == 80LL * 32 * 6144);
+  // Two experts of 32 run per token: the rest are the difference.
+  CHECK(p.total - p.active == 80LL * 30 * 3 * 6144 * 9216);
+  // The cache: K and V of 8 heads x 128 on the 10 softmax layers; per lightning layer a 128 x 128 state
+  // per head and no convolution inputs.
+  Workload w;
+  w.context = 1'000'000;
+  const KvCacheCounts kv = count_kv_cache(m, w);
+  CHECK(kv.bytes_per_token == 10 * 2 * 8 * 128 * 2);
+  CHECK(kv.state_bytes_per_layer == 64 * 128 * 128 * 2);
+  CHECK(kv.state_bytes_per_sequence == 70LL * 64 * 128 * 128 * 2);
+  w.tp = 8;  // the heads split: each GPU holds 8 of the 64 states
+  CHECK(linear_attention_state_elements_per_gpu(m, 8) == 8 * 128 * 128);
+
+  // MiniMaxConfig's own keys (the -hf checkpoints): layer_types; without it, softmax on the even layers.
+  const ModelSpec hf = edited("minimax-m1-80k", [](nlohmann::json& j) {
+    j["model_type"] = "minimax";
+    nlohmann::json types = nlohmann::json::array();
+    for (const auto& t : j["attn_type_list"]) types.push_back(t == 1 ? "full_attention" : "linear_attention");
+    j.erase("attn_type_list");
+    j["layer_types"] = types;
+  });
+  CHECK(count_params(hf).total == p.total);
+  const ModelSpec alternating = edited("minimax-m1-80k", [](nlohmann::json& j) {
+    j["model_type"] = "minimax";
+    j.erase("attn_type_list");
+  });
+  for (std::size_t i = 0; i < 80; ++i) CHECK(alternating.layers[i].has_linear() == (i % 2 == 1));
+  // A window applies to the softmax layers only.
+  const ModelSpec windowed = edited("minimax-m1-80k", [](nlohmann::json& j) { j["sliding_window"] = 4096; });
+  CHECK(windowed.layers[7].window() == 4096);
+  CHECK(windowed.layers[0].window() == 0);
+  CHECK_THROWS_WITH(edited("minimax-m1-80k", [](nlohmann::json& j) { j["shared_intermediate_size"] = 4736; }),
+                    Catch::Contains("shared_intermediate_size = 4736: a shared MLP beside the experts is not modelled"));
+  CHECK(count_params(edited("minimax-m1-80k", [](nlohmann::json& j) { j["shared_intermediate_size"] = nlohmann::json::array({0}); })).total == p.total);
+
+  // FLOPs: a decode step's lightning core is the state's update and read, 2 x 2 x 128 x 128 per head; a
+  // prefill adds each block's attention, 2 b^2 (128 + 128) per head for blocks of b = 256 and the rest.
+  CHECK(to_string(linear_attention_core_flops(m, 1, 1)) == to_string(WideCount(64) * 4 * 128 * 128));
+  const std::int64_t prompt = 1000;  // three blocks of 256 and one of 232
+  CHECK(to_string(linear_attention_core_flops(m, 2, prompt)) ==
+        to_string(2 * 64 * (WideCount(prompt) * 4 * 128 * 128 + WideCount(3 * 256 * 256 + 232 * 232) * 2 * 256)));
+
+  // The core is priced in classes of its own, on the roofline: no profile fits it.
+  const Profile roof = h200_roofline();
+  const Predictor pred(roof);
+  const LinearAttentionShape decode = layer_linear_attention_shape(m, 8, 1);
+  const Prediction core = pred.linear_attention(decode, Phase::decode, DType::bf16);
+  CHECK(LinearAttentionOp{Phase::decode, decode}.op_class().to_string() == "linear_attention/decode/lightning");
+  CHECK(core.basis.kind == BasisKind::roofline);
+  CHECK(core.time_ms > 0);
+  w = Workload{};
+  w.batch = 4;
+  w.prompt_len = 4096;
+  const ModelTimes t = predict_model(m, w, pred);
+  CHECK(t.prefill_linear_core_ms > 0);
+  CHECK(t.decode_linear_core_ms > 0);
 }
 
 TEST_CASE("lfm2: gated short convolutions beside attention, the FFN width adjusted, LFM2-MoE's experts", "[hf_config][kv]") {

@@ -367,10 +367,10 @@ TEST_CASE("minimax_m2: full-width q/k norms, head_dim 128, 256 experts on every 
   Workload w;
   w.context = 196608;
   CHECK(count_kv_cache(m, w).bytes_per_token == 62 * 2 * 8 * 128 * 2);
-  // The legacy key has no weights; lightning-attention layers are refused by name.
+  // The legacy key has no weights; lightning-attention layers are refused by name (they are minimax's).
   CHECK(count_params(edited("minimax-m2.7", [](nlohmann::json& j) { j["mlp_intermediate_size"] = 8192; })).total == p.total);
   CHECK_THROWS_WITH(edited("minimax-m2.7", [](nlohmann::json& j) { j["attn_type_list"][0] = 0; }),
-                    Catch::Contains("attn_type_list[0] = 0: only softmax attention (1) is modelled"));
+                    Catch::Contains("attn_type_list[0] = 0: MiniMax-M2's layers are softmax attention (1)"));
 }
 
 TEST_CASE("glm4_moe_lite: DeepSeek-V3's MLA in GLM-4.5's MoE layers, the MTP layer beside the total", "[hf_config][kv]") {

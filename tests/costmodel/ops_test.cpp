@@ -1,6 +1,8 @@
 // Op-level counts: attention pairs for every mask, window and chunk, FLOPs and bytes per op.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "mhacfg/costmodel/ops.hpp"
 
 using namespace mhacfg;
@@ -121,4 +123,31 @@ TEST_CASE("linear attention counts: a Qwen3-Next Gated DeltaNet layer and a Nemo
   CHECK(linear_attention_flops(kda) == 6LL * 32 * 128 * 128 + 2LL * 12288 * 4);
   CHECK(linear_attention_input_elements_per_token(kda) == 12288 + 32 + 32 * 128);
   CHECK(to_string(LinearKind::kda) == "kda");
+}
+
+TEST_CASE("linear attention counts: MiniMax's lightning attention, recurrent in decode and blocked in prefill", "[ops]") {
+  // MiniMax-Text-01: 64 heads of 128, no convolution, blocks of 256.
+  const LinearAttentionShape step{3, 1, 64, 64, 128, 128, 0, LinearKind::lightning, 256};
+  CHECK(linear_recurrence_products(LinearKind::lightning) == 2);
+  CHECK(linear_attention_flops(step) == 3LL * 2 * 2 * 64 * 128 * 128);  // k^T v and q S per head
+  CHECK(linear_attention_state_elements(step) == 3LL * 64 * 128 * 128);  // no kept convolution inputs
+  CHECK(linear_attention_input_elements_per_token(step) == 3 * 64 * 128);  // q, k, v; the decay is fixed
+  // Prefill: walk the blocks as MiniMaxLightningAttention does, summing each block's products.
+  for (const std::int64_t q_len : {2, 255, 256, 257, 1000}) {
+    LinearAttentionShape s = step;
+    s.q_len = q_len;
+    s.head_v_dim = 64;  // unequal key and value widths keep the two intra-block products apart
+    WideCount walked = 0;
+    for (std::int64_t start = 0; start < q_len; start += 256) {
+      const std::int64_t b = std::min<std::int64_t>(256, q_len - start);
+      walked += WideCount(2) * b * b * 128;    // Q K^T within the block
+      walked += WideCount(2) * b * b * 64;     // (Q K^T * decay) V
+      walked += WideCount(2) * b * 128 * 64;   // (Q * decay) S: the state carried in
+      walked += WideCount(2) * b * 128 * 64;   // (K * decay)^T V: the state carried out
+    }
+    CHECK(to_string(linear_attention_flops(s)) == to_string(walked * 3 * 64));
+  }
+  CHECK(to_string(LinearKind::lightning) == "lightning");
+  CHECK(LinearAttentionOp{Phase::prefill, step}.op_class().to_string() == "linear_attention/prefill/lightning");
+  CHECK_FALSE(OpClass::parse("linear_attention/prefill/lightning"));  // no profile or record holds it
 }

@@ -113,9 +113,11 @@ nlohmann::json moe_json(const ModelSpec& m, std::int64_t moe_layers) {
 nlohmann::json linear_attention_json(const LinearAttentionSpec& la) {
   if (la.kind == LinearKind::short_conv)  // channels, no heads or recurrent state
     return {{"kind", "short_conv"}, {"channels", la.value_dim()}, {"conv_kernel", la.conv_kernel}};
-  return {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
-          {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
-          {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
+  nlohmann::json j = {{"kind", std::string(to_string(la.kind))}, {"num_k_heads", la.num_k_heads},
+                      {"num_v_heads", la.num_v_heads},           {"head_k_dim", la.head_k_dim},
+                      {"head_v_dim", la.head_v_dim},             {"conv_kernel", la.conv_kernel}};
+  if (la.kind == LinearKind::lightning) j["block_size"] = la.block_size;  // no convolution: conv_kernel 0
+  return j;
 }
 
 nlohmann::json vision_json(const VisionSpec& v) {
@@ -184,6 +186,7 @@ std::string linear_kind_text(LinearKind k) {
     case LinearKind::mamba2: return "Mamba2";
     case LinearKind::kda: return "KDA";
     case LinearKind::short_conv: return "short convolution";
+    case LinearKind::lightning: return "lightning";
     case LinearKind::gated_deltanet: break;
   }
   return "Gated DeltaNet";
@@ -206,7 +209,7 @@ std::string sparse_attention_note(const ModelSpec& m, const Profile& profile) {
 std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string core = "The " + linear_kind_text(m.linear.kind) + " layers' core (its recurrence and convolution) ";
   const bool kda = m.linear.kind == LinearKind::kda;  // classes of its own
-  const std::string suffix = kda ? "/kda" : "";
+  const std::string suffix = kda ? "/kda" : m.linear.kind == LinearKind::lightning ? "/lightning" : "";
   const bool prefill = profile.ops.count("linear_attention/prefill" + suffix) > 0;
   const bool decode = profile.ops.count("linear_attention/decode" + suffix) > 0;
   if (prefill && decode)
@@ -215,6 +218,10 @@ std::string linear_roofline_note(const ModelSpec& m, const Profile& profile) {
   const std::string rest =
       "; its projections and the softmax layers are " +
       (profile.calibrated() ? basis_text(profile.basis()) + "." : std::string("the roofline too."));
+  if (m.linear.kind == LinearKind::lightning)  // its own classes (linear_attention/*/lightning), never fitted
+    return "The lightning attention layers' core (the decayed state's update and read; in prefill, attention within "
+           "blocks of " + std::to_string(m.linear.block_size) + " tokens) is the roofline of " + profile.name +
+           "'s ceilings: no kernel of mhacfg's runs it and no profile fits it" + rest;
   if (prefill || decode) {
     const std::string fitted = prefill ? "prefill" : "decode", missing = prefill ? "decode" : "prefill";
     return core + "is calibrated in " + fitted + " (linear_attention/" + fitted + suffix + ") and the roofline of " + profile.name +

@@ -19,7 +19,7 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 105> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 106> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
@@ -80,6 +80,7 @@ constexpr std::array<std::pair<const char*, const char*>, 105> kSources = {{
     {"llama-3.2-1b", "meta-llama/Llama-3.2-1B"},
     {"llama-4-maverick-17b-128e-instruct", "meta-llama/Llama-4-Maverick-17B-128E-Instruct"},
     {"llama-4-scout-17b-16e-instruct", "meta-llama/Llama-4-Scout-17B-16E-Instruct"},
+    {"minimax-m1-80k", "MiniMaxAI/MiniMax-M1-80k"},
     {"minimax-m2.7", "MiniMaxAI/MiniMax-M2.7"},
     {"mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1"},
     {"mistral-7b-v0.3", "mistralai/Mistral-7B-v0.3"},

@@ -60,6 +60,7 @@ void LinearAttentionOp::to_json(nlohmann::json& j) const {
 OpClass LinearAttentionOp::op_class() const {
   const OpVariant v = shape.kind == LinearKind::kda          ? OpVariant::kda
                       : shape.kind == LinearKind::short_conv ? OpVariant::short_conv
+                      : shape.kind == LinearKind::lightning  ? OpVariant::lightning
                                                              : OpVariant::none;
   return {kind, phase, v};
 }

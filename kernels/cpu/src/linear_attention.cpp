@@ -227,8 +227,8 @@ std::string linear_attention::unsupported_reason(const LinearAttentionShape& s, 
   using detail::field_reason;
   if (state_dtype != DType::fp32 && state_dtype != DType::bf16)
     return "dtype = " + std::string(to_string(state_dtype)) + ": CPU linear attention keeps its state in fp32 or bf16 only";
-  if (s.kind == LinearKind::short_conv)
-    return "kind = short_conv: mhacfg's CPU linear-attention kernel runs gated_deltanet, kda and mamba2";
+  if (s.kind == LinearKind::short_conv || s.kind == LinearKind::lightning)
+    return "kind = " + std::string(to_string(s.kind)) + ": mhacfg's CPU linear-attention kernel runs gated_deltanet, kda and mamba2";
   if (s.batch < 1) return field_reason("batch", s.batch, "must be at least 1");
   if (s.q_len < 1) return field_reason("q_len", s.q_len, "must be at least 1");
   if (s.num_k_heads < 1) return field_reason("num_k_heads", s.num_k_heads, "must be at least 1");

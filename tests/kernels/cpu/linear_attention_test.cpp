@@ -224,6 +224,9 @@ TEST_CASE("linear attention refuses shapes it cannot run, naming the field", "[k
   s.kind = LinearKind::short_conv;
   CHECK(why(s).rfind("kind = short_conv", 0) == 0);
   s = ok;
+  s.kind = LinearKind::lightning;  // MiniMax's: priced on the roofline, no kernel of mhacfg's
+  CHECK(why(s).rfind("kind = lightning", 0) == 0);
+  s = ok;
   s.q_len = 0;
   CHECK(why(s).rfind("q_len = 0", 0) == 0);
   LinearAttentionParams<float> p;

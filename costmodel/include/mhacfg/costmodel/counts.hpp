@@ -176,13 +176,14 @@ std::int64_t vision_params(const ModelSpec& m);
 // Parameters of one linear-attention layer's block (0 without linear attention).
 std::int64_t linear_attention_params_per_layer(const ModelSpec& m);
 // Matmul weights of one linear-attention layer's projections: in_proj_qkvz, in_proj_ba, out_proj
-// (Mamba2: in_proj, out_proj).
+// (Mamba2: in_proj, out_proj; lightning: qkv_proj, output_gate, out_proj).
 std::int64_t linear_attention_matmul_weights(const ModelSpec& m);
-// FLOPs of one linear-attention layer's core for `tokens` tokens: per value head and token the
-// products with the head_k_dim x head_v_dim state (Gated DeltaNet's delta rule: S^T k, the rank-one
-// update k delta^T, S^T q; Mamba2: the update x B^T and the read h C), counted in this recurrent form
-// in prefill too; and the depthwise convolution's multiply-adds.
-WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t tokens);
+// FLOPs of one linear-attention layer's core for `batch` sequences of q_len tokens: per value head and
+// token the products with the head_k_dim x head_v_dim state (Gated DeltaNet's delta rule: S^T k, the
+// rank-one update k delta^T, S^T q; Mamba2: the update x B^T and the read h C), counted in this recurrent
+// form in prefill too; and the depthwise convolution's multiply-adds. Lightning attention's prefill
+// adds its blocks' intra-block attention (linear_attention_flops).
+WideCount linear_attention_core_flops(const ModelSpec& m, std::int64_t batch, std::int64_t q_len);
 // Elements of one sequence's state in one linear-attention layer: the recurrent state and the last
 // conv_kernel - 1 convolution inputs.
 std::int64_t linear_attention_state_elements(const ModelSpec& m);
@@ -197,7 +198,7 @@ LinearShard linear_shard(const ModelSpec& m, std::int64_t tp);
 // Outputs per token of the input projection(s) of `s`'s heads (the in GEMM's width): q and k (Mamba2:
 // C and B), v (x) and the output gate z, and per value head Gated DeltaNet's beta and alpha or Mamba2's dt;
 // KDA's q, k, v, beta per value head and the low-rank halves of its decay and output gate (head_v_dim
-// each, whole on every GPU).
+// each, whole on every GPU); lightning's q, k, v and its output gate.
 std::int64_t linear_in_projection_outputs(const LinearAttentionSpec& la, const LinearShard& s);
 // KDA's second GEMM: the decay's and the output gate's up-projections (head_v_dim -> each head's
 // head_v_dim); 0 for the other kinds.

@@ -89,6 +89,11 @@ struct AttentionSpec {
 //   output gate each low-rank (f_a, g_a: d_model -> head_v_dim; f_b, g_b: head_v_dim -> value_dim),
 //   b_proj (d_model -> num_v_heads), A_log per head, dt_bias per value channel, o_norm of head_v_dim,
 //   o_proj (value_dim -> d_model).
+// - lightning (MiniMax-Text-01, MiniMax-M1: MiniMaxLightningAttention): num_k_heads = num_v_heads heads of
+//   head_k_dim = head_v_dim, no convolution (conv_kernel 0) and a fixed decay per head (buffers, not
+//   parameters). qkv_proj (d_model -> 2 key_dim + value_dim, SiLU on all three), output_gate (d_model ->
+//   value_dim, a sigmoid gate), an RMSNorm over value_dim, out_proj (value_dim -> d_model); no biases.
+//   Its state per sequence: num_v_heads x head_k_dim x head_v_dim. Prefill runs in blocks of block_size.
 // conv_bias, in_bias and out_bias (the in and out projections' biases) and gated_norm (Falcon-H1's
 // mamba_rms_norm: without it the Mamba2 mixer has no gated RMSNorm) are mamba2's options; Gated
 // DeltaNet has no biases and always its norm.
@@ -105,6 +110,7 @@ struct LinearAttentionSpec {
   bool in_bias = false;
   bool out_bias = false;
   bool gated_norm = true;
+  std::int64_t block_size = 0;  // lightning: the prefill's blocks (MiniMaxConfig's block_size)
 
   // Widths, overflow-checked (InputError naming the quantity).
   std::int64_t key_dim() const;

@@ -24,8 +24,8 @@ enum class OpKind {
 };
 enum class Phase { prefill, decode };
 // A variant of an op kind whose kernels differ enough to need a time model of their own. short_conv
-// classes are predicted (as the roofline) but never fitted, so no profile or record holds one.
-enum class OpVariant { none, mla, kda, short_conv };
+// and lightning classes are predicted (as the roofline) but never fitted, so no profile or record holds one.
+enum class OpVariant { none, mla, kda, short_conv, lightning };
 
 std::string_view to_string(OpKind k);
 std::string_view to_string(Phase p);
