@@ -48,7 +48,7 @@ std::int64_t ffn_params(const ModelSpec& m, std::int64_t f) {
   return add(p, m.ffn.activation_params, kParams);
 }
 
-std::int64_t attention_projection_weights(const ModelSpec& m);
+std::int64_t attention_projection_weights(const ModelSpec& m, std::int64_t kv_heads);
 
 // The lightning indexer's matmul weights (0 without one): wq_b, and wk beside weights_proj.
 std::int64_t indexer_matmul_weights(const ModelSpec& m) {
@@ -58,12 +58,13 @@ std::int64_t indexer_matmul_weights(const ModelSpec& m) {
              kParams);
 }
 
-// Matmul weight elements a token passes through in one layer's attention projections (and indexer).
-std::int64_t attention_matmul_weights(const ModelSpec& m) {
-  return add(attention_projection_weights(m), indexer_matmul_weights(m), kParams);
+// Matmul weight elements a token passes through in the attention projections (and indexer) of one layer
+// of `kv_heads` KV heads (layer_kv_heads).
+std::int64_t attention_matmul_weights(const ModelSpec& m, std::int64_t kv_heads) {
+  return add(attention_projection_weights(m, kv_heads), indexer_matmul_weights(m), kParams);
 }
 
-std::int64_t attention_projection_weights(const ModelSpec& m) {
+std::int64_t attention_projection_weights(const ModelSpec& m, std::int64_t kv_heads) {
   const AttentionSpec& a = m.attention;
   const std::int64_t d = m.d_model;
   if (is_mla(m)) {
@@ -77,22 +78,19 @@ std::int64_t attention_projection_weights(const ModelSpec& m) {
     return add(add(q, kv_a, kParams), add(kv_b, o, kParams), kParams);
   }
   const std::int64_t q = mul(mul(d, a.num_q_heads, a.head_dim, kParams), a.output_gate ? 2 : 1, kParams);  // + the gate
-  const std::int64_t k = mul(d, a.num_kv_heads, a.head_dim, kParams);
-  const std::int64_t v = mul(d, a.num_kv_heads, a.v_head_dim, kParams);
+  const std::int64_t k = mul(d, kv_heads, a.head_dim, kParams);
+  const std::int64_t v = mul(d, kv_heads, a.v_head_dim, kParams);
   const std::int64_t o = mul(a.num_q_heads, a.v_head_dim, d, kParams);
   return add(add(q, k, kParams), add(v, o, kParams), kParams);
 }
 
 // The matmul weights of one MHA/GQA layer's K and V projections, which a layer reading another's cache
 // (LayerSpec::shared_kv) does not run; 0 for MLA (no layer shares its latent).
-std::int64_t kv_matmul_weights(const ModelSpec& m) {
+std::int64_t kv_matmul_weights(const ModelSpec& m, std::int64_t kv_heads) {
   const AttentionSpec& a = m.attention;
   if (is_mla(m)) return 0;
-  return mul(m.d_model, a.num_kv_heads, a.head_dim + a.v_head_dim, kParams);
+  return mul(m.d_model, kv_heads, a.head_dim + a.v_head_dim, kParams);
 }
-
-// Softmax layers that read an earlier layer's K/V instead of caching their own.
-std::int64_t kv_sharing_layers(const ModelSpec& m) { return m.num_attention_layers() - m.num_kv_cache_layers(); }
 
 // AuxSpec's parameters beside the embedding table: every layer's and the model's.
 std::int64_t aux_params(const ModelSpec& m) {
@@ -141,7 +139,7 @@ std::int64_t layer_norm_count(const ModelSpec& m, const LayerSpec& l) {
 }
 
 std::int64_t layer_params(const ModelSpec& m, const LayerSpec& l) {
-  std::int64_t mixer = add(l.softmax() ? attention_params_per_layer(m) : 0,
+  std::int64_t mixer = add(l.softmax() ? attention_params(m, layer_kv_heads(m, l)) : 0,
                            l.has_linear() ? linear_attention_params_per_layer(m) : 0, kParams);
   if (l.mixer == Mixer::linear_map) mixer = linear_map_params(m);
   std::int64_t p = add(mixer, layer_ffn_params(m, l), kParams);
@@ -177,10 +175,14 @@ WideCount layer_ffn_flops(const ModelSpec& m, const LayerSpec& l, std::int64_t t
   return wide_add(router, wide_add(routed, shared, kFlops), kFlops);
 }
 
-std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m) {
+// Cached elements per token in one layer of `kv_heads` KV heads (layer_kv_heads).
+std::int64_t kv_elements_per_token_per_layer(const ModelSpec& m, std::int64_t kv_heads) {
   const AttentionSpec& a = m.attention;
   if (is_mla(m)) return a.mla.kv_lora_rank + a.mla.rope_head_dim;  // the compressed latent + RoPE key
-  return mul(a.num_kv_heads, a.head_dim + a.v_head_dim, kKv);    // K and V of every KV head
+  return mul(kv_heads, a.head_dim + a.v_head_dim, kKv);            // K and V of every KV head
+}
+std::int64_t kv_elements_per_token(const ModelSpec& m, const LayerSpec& l) {
+  return kv_elements_per_token_per_layer(m, layer_kv_heads(m, l));
 }
 
 std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
@@ -190,6 +192,29 @@ std::int64_t cached_tokens(const LayerSpec& l, std::int64_t context) {
 // Tokens cached over the layers with a cache of their own (a layer sharing another's K/V holds none).
 std::int64_t layer_tokens(const LayerKinds& kinds, std::int64_t context) {
   return kinds.sum(kKv, [&](const LayerSpec& l) { return l.shared_kv ? 0 : cached_tokens(l, context); });
+}
+
+// The softmax layers grouped by their KV heads (layer_kv_heads), in the order the counts first appear:
+// one group unless layers have KV heads of their own (LayerSpec::kv_heads). `sum` is f(layer) summed
+// over the group's layers (1: how many; cached tokens), in `quantity`'s overflow check.
+struct KvHeadGroup {
+  std::int64_t kv_heads = 0;
+  std::int64_t sum = 0;
+};
+template <typename F>
+std::vector<KvHeadGroup> kv_head_groups(const ModelSpec& m, const LayerKinds& kinds, const char* quantity, F f) {
+  std::vector<std::int64_t> heads;
+  const auto note = [&](const LayerSpec& l) {
+    if (l.softmax() && std::find(heads.begin(), heads.end(), layer_kv_heads(m, l)) == heads.end()) heads.push_back(layer_kv_heads(m, l));
+  };
+  for (std::size_t k = 0; k < kinds.n; ++k) note(*kinds.kinds[k].layer);
+  for (const LayerSpec* l : kinds.rest) note(*l);
+  std::vector<KvHeadGroup> groups;
+  for (const std::int64_t h : heads)
+    groups.push_back({h, kinds.sum(quantity, [&](const LayerSpec& l) -> std::int64_t {
+                        return l.softmax() && layer_kv_heads(m, l) == h ? f(l) : 0;
+                      })});
+  return groups;
 }
 
 std::int64_t moe_layer_count(const ModelSpec& m) {
@@ -204,9 +229,11 @@ void finish(FlopBreakdown& f) {
 
 }  // namespace
 
-std::int64_t attention_params_per_layer(const ModelSpec& m) {
+std::int64_t attention_params_per_layer(const ModelSpec& m) { return attention_params(m, m.attention.num_kv_heads); }
+
+std::int64_t attention_params(const ModelSpec& m, std::int64_t kv_heads) {
   const AttentionSpec& a = m.attention;
-  std::int64_t p = attention_matmul_weights(m);
+  std::int64_t p = attention_matmul_weights(m, kv_heads);
   if (is_mla(m)) {
     const MlaSpec& l = a.mla;
     if (l.q_lora_rank > 0) p = add(p, l.q_lora_rank * (a.q_bias ? 2 : 1), kParams);  // q_a_layernorm (+ q_a bias)
@@ -215,10 +242,10 @@ std::int64_t attention_params_per_layer(const ModelSpec& m) {
     // attention_bias says), so q_bias adds nothing there.
   } else {
     if (a.q_bias) p = add(p, a.num_q_heads * a.head_dim, kParams);
-    if (a.k_bias) p = add(p, a.num_kv_heads * a.head_dim, kParams);
-    if (a.v_bias) p = add(p, a.num_kv_heads * a.v_head_dim, kParams);
+    if (a.k_bias) p = add(p, kv_heads * a.head_dim, kParams);
+    if (a.v_bias) p = add(p, kv_heads * a.v_head_dim, kParams);
     if (a.qk_norm && a.qk_norm_full_width)  // q_norm and k_norm over all heads' widths
-      p = add(p, norm_params(m, mul(a.num_q_heads + a.num_kv_heads, a.head_dim, kParams)), kParams);
+      p = add(p, norm_params(m, mul(a.num_q_heads + kv_heads, a.head_dim, kParams)), kParams);
     else if (a.qk_norm)
       p = add(p, norm_params(m, 2 * a.head_dim), kParams);  // q_norm and k_norm, shared by the heads
   }
@@ -243,11 +270,11 @@ std::int64_t mla_down_params_per_layer(const ModelSpec& m) {
   return p;
 }
 
-// An MHA/GQA layer's K and V projections with their biases.
-std::int64_t kv_projection_params_per_layer(const ModelSpec& m) {
+// The K and V projections with their biases of an MHA/GQA layer of `kv_heads` KV heads.
+std::int64_t kv_projection_params_per_layer(const ModelSpec& m, std::int64_t kv_heads) {
   const AttentionSpec& a = m.attention;
-  const std::int64_t k = mul(add(m.d_model, a.k_bias ? 1 : 0, kParams), a.num_kv_heads, a.head_dim, kParams);
-  return add(k, mul(add(m.d_model, a.v_bias ? 1 : 0, kParams), a.num_kv_heads, a.v_head_dim, kParams), kParams);
+  const std::int64_t k = mul(add(m.d_model, a.k_bias ? 1 : 0, kParams), kv_heads, a.head_dim, kParams);
+  return add(k, mul(add(m.d_model, a.v_bias ? 1 : 0, kParams), kv_heads, a.v_head_dim, kParams), kParams);
 }
 
 }  // namespace
@@ -263,7 +290,9 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   const std::int64_t indexer_per_layer =
       m.attention.sparse() ? add(indexer_matmul_weights(m), mul(2, m.attention.indexer.head_dim, kParams), kParams) : 0;
   const std::int64_t sharing = m.num_attention_layers() - m.num_indexer_layers();
-  p.attention = mul(p.attention_per_layer, m.num_attention_layers(), kParams) - mul(indexer_per_layer, sharing, kParams);
+  // Each softmax layer with its own KV heads (layer_kv_heads).
+  p.attention = kinds.sum(kParams, [&](const LayerSpec& l) { return l.softmax() ? attention_params(m, layer_kv_heads(m, l)) : 0; }) -
+                mul(indexer_per_layer, sharing, kParams);
   // Linear layers in place of attention (Llama-Nemotron) count as attention: they take its place and dtype.
   p.attention = add(p.attention, mul(linear_map_params(m), linear_map_mixers(m), kParams), kParams);
   p.indexer = mul(indexer_per_layer, m.num_indexer_layers(), kParams);
@@ -281,8 +310,11 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
   p.replicated = add(add(p.indexer, mul(mla_down_params_per_layer(m), m.num_attention_layers(), kParams), kParams),
                      add(p.router, p.norms, kParams), kParams);
   if (!is_mla(m) && m.num_attention_layers() > 0) {
-    p.kv_projection = mul(kv_projection_params_per_layer(m), m.num_attention_layers(), kParams);
-    p.kv_heads = m.attention.num_kv_heads;
+    for (const KvHeadGroup& g : kv_head_groups(m, kinds, kParams, [](const LayerSpec&) -> std::int64_t { return 1; })) {
+      const std::int64_t params = mul(kv_projection_params_per_layer(m, g.kv_heads), g.sum, kParams);
+      p.kv_projection = add(p.kv_projection, params, kParams);
+      p.kv_projections.push_back({g.kv_heads, params});
+    }
   }
   // Per token the routed experts it runs; with zero-computation experts their number varies per token
   // (active_min, active_max) and `active` is its expectation (expected_routed_experts), rounded.
@@ -315,7 +347,8 @@ static ParamCounts count_params(const ModelSpec& m, const LayerKinds& kinds) {
 static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const LayerKinds& kinds) {
   KvCacheCounts kv;
   kv.dtype = w.kv_dtype;
-  const std::int64_t elems = kv_elements_per_token_per_layer(m);
+  // A layer of the model's KV heads; a layer with KV heads of its own (LayerSpec::kv_heads) caches its own width.
+  const std::int64_t elems = kv_elements_per_token_per_layer(m, m.attention.num_kv_heads);
   // A sparse model's indexer keys sit beside the K/V (or latent) of every token, in their own format.
   const std::int64_t idx = m.attention.sparse() ? indexer_key_bytes(m.attention.indexer.head_dim) : 0;
   kv.indexer_bytes_per_token_per_layer = idx;
@@ -323,16 +356,22 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   // Layers with an indexer of their own hold its keys (sparse attention has no windows: every token).
   const auto own_indexer = [&](const LayerSpec& l) -> std::int64_t { return m.attention.sparse() && l.softmax() && !l.shared_topk; };
   // A layer that reads an earlier layer's K/V (LayerSpec::shared_kv) caches none of its own.
-  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, mul(elems, m.num_kv_cache_layers(), kKv), kKv),
-                           mul(idx, m.num_indexer_layers(), kKv), kKv);
-  const std::int64_t full_layers =
-      kinds.sum(kKv, [](const LayerSpec& l) -> std::int64_t { return l.full_attention() && !l.shared_kv; });
+  const auto own_elements = [&](const LayerSpec& l) -> std::int64_t { return l.softmax() && !l.shared_kv ? kv_elements_per_token(m, l) : 0; };
+  kv.bytes_per_token = add(stored_bytes(w.kv_dtype, kinds.sum(kKv, own_elements), kKv), mul(idx, m.num_indexer_layers(), kKv), kKv);
+  const std::int64_t full_elements = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_elements(l) : 0; });
   const std::int64_t full_indexer_layers = kinds.sum(kKv, [&](const LayerSpec& l) { return l.full_attention() ? own_indexer(l) : 0; });
-  kv.bytes_per_token_beyond_window =
-      add(stored_bytes(w.kv_dtype, mul(elems, full_layers, kKv), kKv), mul(idx, full_indexer_layers, kKv), kKv);
+  kv.bytes_per_token_beyond_window = add(stored_bytes(w.kv_dtype, full_elements, kKv), mul(idx, full_indexer_layers, kKv), kKv);
   kv.layer_tokens = layer_tokens(kinds, w.context);
   kv.indexer_layer_tokens = kinds.sum(kKv, [&](const LayerSpec& l) { return own_indexer(l) ? cached_tokens(l, w.context) : 0; });
-  kv.bytes_total = stored_bytes(w.kv_dtype, mul(w.batch, kv.layer_tokens, elems, kKv), kKv);
+  // Tokens cached in the layers of each KV-head count (one group unless layers have KV heads of their own).
+  const std::vector<KvHeadGroup> groups =
+      kv_head_groups(m, kinds, kKv, [&](const LayerSpec& l) { return l.shared_kv ? 0 : cached_tokens(l, w.context); });
+  const auto group_bytes = [&](const KvHeadGroup& g) {
+    return stored_bytes(w.kv_dtype, mul(w.batch, g.sum, kv_elements_per_token_per_layer(m, g.kv_heads), kKv), kKv);
+  };
+  std::int64_t cached_elements = 0;
+  for (const KvHeadGroup& g : groups) cached_elements = add(cached_elements, mul(g.sum, kv_elements_per_token_per_layer(m, g.kv_heads), kKv), kKv);
+  kv.bytes_total = stored_bytes(w.kv_dtype, mul(w.batch, cached_elements, kKv), kKv);
   const std::int64_t indexer_total = mul(w.batch, kv.indexer_layer_tokens, idx, kKv);
   kv.state_dtype = w.state_dtype;
   kv.state_bytes_per_layer = dtype_bytes(w.state_dtype, linear_attention_state_elements(m), kKv);
@@ -346,17 +385,22 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
     kv.kv_heads_per_gpu = 1;  // the latent is shared by all heads: every GPU holds it whole
     kv.replication = w.tp;
     kv.bytes_per_gpu = kv.bytes_total;
-  } else if (a.num_kv_heads % w.tp == 0) {
-    kv.kv_heads_per_gpu = a.num_kv_heads / w.tp;
-    kv.replication = 1;
-    kv.bytes_per_gpu = kv.bytes_total / w.tp;
-  } else if (w.tp % a.num_kv_heads == 0) {
-    kv.kv_heads_per_gpu = 1;
-    kv.replication = w.tp / a.num_kv_heads;
-    kv.bytes_per_gpu = kv.bytes_total / a.num_kv_heads;
   } else {
-    throw InputError("tp", std::to_string(w.tp),
-                     "must divide num_kv_heads = " + std::to_string(a.num_kv_heads) + " or be a multiple of it");
+    // The model's KV heads split over tp GPUs or replicated on them; each layer with KV heads of its own
+    // (LayerSpec::kv_heads) by the same rule, its cache split or replicated as its heads are.
+    const KvHeadShard shard = kv_head_shard(a.num_kv_heads, w.tp, "num_kv_heads");
+    kv.kv_heads_per_gpu = shard.per_gpu;
+    kv.replication = shard.replication;
+    for (const KvHeadGroup& g : groups) {
+      std::string heads = "num_kv_heads";
+      if (g.kv_heads != a.num_kv_heads) {
+        const auto first = std::find_if(m.layers.begin(), m.layers.end(),
+                                        [&](const LayerSpec& l) { return l.softmax() && layer_kv_heads(m, l) == g.kv_heads; });
+        heads = "layers[" + std::to_string(first - m.layers.begin()) + "].kv_heads";
+      }
+      const KvHeadShard s = kv_head_shard(g.kv_heads, w.tp, heads);
+      kv.bytes_per_gpu = add(kv.bytes_per_gpu, group_bytes(g) / (w.tp / s.replication), kKv);
+    }
   }
   // The indexer is not split under tp: every GPU holds every indexer key, as it holds MLA's latent.
   kv.bytes_total = add(kv.bytes_total, indexer_total, kKv);
@@ -368,7 +412,7 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
   }
   // Attention data parallel: each of the tp ranks holds its own requests' cache, every head of it.
   if (w.dp_attention && w.tp > 1) {
-    kv.kv_heads_per_gpu = is_mla(m) ? 1 : a.num_kv_heads;
+    kv.kv_heads_per_gpu = is_mla(m) ? 1 : a.num_kv_heads;  // the model's; a layer's own KV heads likewise whole
     kv.replication = 1;
     kv.bytes_per_gpu = (kv.bytes_total + w.tp - 1) / w.tp;
   }
@@ -379,7 +423,6 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
 static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const LayerKinds& kinds) {
   FlopCounts f;
   const std::int64_t tokens = mul(w.batch, w.prompt_len, kFlops);
-  const std::int64_t attn_w = attention_matmul_weights(m);
   const std::int64_t lm_head = mul(2 * m.d_model, m.vocab_size, kFlops);  // h W_vocab for one position
 
   // Prefill: every projection and FFN matmul on each prompt token; the LM head on the last position.
@@ -387,11 +430,15 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   // Layers that share another layer's top-k run no indexer projections.
   const std::int64_t sharing = m.attention.sparse() ? m.num_attention_layers() - m.num_indexer_layers() : 0;
   // Layers that read an earlier layer's K/V run no K and V projections; AuxSpec's matmuls run once per layer or model.
-  std::int64_t mixer_w =
-      add(add(mul(attn_w, m.num_attention_layers(), kFlops) - mul(indexer_matmul_weights(m), sharing, kFlops) -
-                  mul(kv_matmul_weights(m), kv_sharing_layers(m), kFlops),
-              mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops),
-          aux_matmul_weights(m), kFlops);
+  // Each softmax layer projects its own KV heads (layer_kv_heads).
+  const std::int64_t attn_w = kinds.sum(kFlops, [&](const LayerSpec& l) -> std::int64_t {
+    if (!l.softmax()) return 0;
+    const std::int64_t h = layer_kv_heads(m, l);
+    return attention_matmul_weights(m, h) - (l.shared_kv ? kv_matmul_weights(m, h) : 0);
+  });
+  std::int64_t mixer_w = add(add(attn_w - mul(indexer_matmul_weights(m), sharing, kFlops),
+                                 mul(linear_attention_matmul_weights(m), linear_layer_count(m), kFlops), kFlops),
+                             aux_matmul_weights(m), kFlops);
   mixer_w = add(mixer_w, mul(linear_map_params(m), linear_map_mixers(m), kFlops), kFlops);  // x W in place of attention
   f.prefill.projections = matmul_flops(tokens, mixer_w);
   f.prefill.attention_core = kinds.sum(kFlops, [&](const LayerSpec& l) {
@@ -420,6 +467,12 @@ static FlopCounts count_flops(const ModelSpec& m, const Workload& w, const Layer
   finish(d);
   f.decode_step = wide_mul(w.batch, d.total, kFlops);
   return f;
+}
+
+KvHeadShard kv_head_shard(std::int64_t kv_heads, std::int64_t tp, const std::string& heads) {
+  if (kv_heads % tp == 0) return {kv_heads / tp, 1};
+  if (tp % kv_heads == 0) return {1, tp / kv_heads};
+  throw InputError("tp", std::to_string(tp), "must divide " + heads + " = " + std::to_string(kv_heads) + " or be a multiple of it");
 }
 
 ParamCounts count_params(const ModelSpec& m) { return count_params(m, LayerKinds(m)); }
@@ -464,11 +517,12 @@ ModelCounts count_model(const ModelSpec& m, const Workload& w) {
   b.weights = static_cast<std::int64_t>(std::llround(weight_bits / 8.0));
   // The keys one decode step reads in each layer: its cache, except in a chunked layer, whose step
   // reads only the current chunk's keys.
-  const std::int64_t read_tokens = kinds.sum(kBytes, [&](const LayerSpec& l) -> std::int64_t {
+  // Each layer's keys are its own KV heads' width (layer_kv_heads).
+  const std::int64_t read_elements = kinds.sum(kBytes, [&](const LayerSpec& l) -> std::int64_t {
     if (!l.softmax()) return 0;
-    return attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true));
+    return mul(attention_kv_tokens_read(layer_attention_shape(m, l, 1, 1, w.context, true)), kv_elements_per_token(m, l), kBytes);
   });
-  b.kv_read = stored_bytes(w.kv_dtype, mul(w.batch, read_tokens, kv_elements_per_token_per_layer(m), kBytes), kBytes);
+  b.kv_read = stored_bytes(w.kv_dtype, mul(w.batch, read_elements, kBytes), kBytes);
   // A sparse model's indexer reads every cached key to choose the top k that the attention reads.
   b.kv_read = add(b.kv_read, mul(w.batch, c.kv_cache.indexer_layer_tokens, c.kv_cache.indexer_bytes_per_token_per_layer, kBytes), kBytes);
   b.kv_written = mul(w.batch, c.kv_cache.bytes_per_token, kBytes);

@@ -11,11 +11,14 @@ double served_weight_bytes_per_gpu(const ParamCounts& p, const Workload& w) {
   // Of attention, what every GPU holds whole: a sparse model's indexers and MLA's down-projections.
   const double attention_whole = double(p.replicated - p.router - p.norms);
   const double split_attention = double(p.attention - p.kv_projection) - attention_whole + double(p.linear_attention);
+  // Each layer's K/V projections split over min(tp, its KV heads) GPUs.
+  double kv_split = 0.0;
+  for (const ParamCounts::KvProjection& g : p.kv_projections) kv_split += double(g.params) / double(std::min(w.tp, g.kv_heads));
   // Attention data parallel: every GPU runs every head for its own requests, so holds the attention whole.
   const double attention =
       w.dp_attention ? split_attention + double(p.kv_projection) + attention_whole
                      : split_attention / tp +
-                           (p.kv_projection > 0 ? double(p.kv_projection) / double(std::min(w.tp, p.kv_heads)) : 0.0) +
+                           (p.kv_projection > 0 ? kv_split : 0.0) +
                            attention_whole;
   // Expert parallel: the routed experts split whole over ep GPUs; dense and shared FFNs stay split by tp.
   const double routed_split = w.ep > 1 ? double(w.ep) : tp;

@@ -451,9 +451,10 @@ void refuse_nas_key(const JsonFields& part, const char* key, const std::string& 
 // (no FFN and no post-attention norm), replace_with_linear (DeciLMLinearMLP's hidden_size x hidden_size
 // linear_mlp) or ffn_mult (a gated FFN of nas_ffn_width); no_op wins over replace_with_linear, as in the
 // modelling code. head_dim is hidden_size / heads unless given; attention_bias and mlp_bias (false); untied.
-// The model's FFN width is the most layers'; the others keep their own. Refused, naming the block: KV heads
-// that differ between layers (the cache and its split over GPUs are counted with one KV-head count for
-// every attention layer), sparsify, windows, sink tokens and parallel (Mamba) blocks.
+// The model's FFN width is the most layers'; the others keep their own. Likewise the KV heads, which may
+// differ from block to block (Llama-3.1-Nemotron-51B's "Variable Grouped Query Attention"): the model's are
+// the most attention layers' (ties: the first's), a layer with others keeps its own (LayerSpec::kv_heads).
+// Refused, naming the block: sparsify, windows, sink tokens and parallel (Mamba) blocks.
 void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
   if (!f.has("block_configs") || !f.at("block_configs").is_array() || f.at("block_configs").empty())
     throw InputError(f.name("block_configs"), f.present("block_configs") ? json_value_text(f.at("block_configs")) : "(missing)",
@@ -473,7 +474,7 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
   m.ffn = FfnSpec{FfnKind::gated, 0, f.optional_bool("mlp_bias", false), 0};
   m.norm = NormSpec{NormKind::rmsnorm, 2, true};
   const std::string unmodelled = "is not modelled (Llama-Nemotron Super and Ultra use none)";
-  std::int64_t group = 0;  // n_heads_in_group of the layers with attention
+  std::vector<std::pair<std::int64_t, std::int64_t>> heads;  // KV heads -> attention layers, in order of appearance
   std::map<std::int64_t, std::int64_t> widths;  // FFN width -> layers
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const std::string at = f.name("block_configs") + "[" + std::to_string(i) + "]";
@@ -491,10 +492,13 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
       l.mixer = Mixer::linear_map;
     } else {
       const std::int64_t g = attn.require_int("n_heads_in_group");
-      if (group != 0 && g != group)
+      if (g <= 0 || a.num_q_heads % g != 0)
         throw InputError(attn.name("n_heads_in_group"), int_text(g),
-                         "differs from the earlier layers' " + int_text(group) + " (KV heads that differ between layers are not modelled)");
-      group = g;
+                         "must divide num_attention_heads = " + int_text(a.num_q_heads));
+      l.kv_heads = a.num_q_heads / g;
+      const auto seen = std::find_if(heads.begin(), heads.end(), [&](const auto& h) { return h.first == l.kv_heads; });
+      if (seen == heads.end()) heads.emplace_back(l.kv_heads, 1);
+      else ++seen->second;
     }
     if (ffn.optional_bool("no_op", false)) {
       l.ffn = LayerFfn::none;
@@ -505,10 +509,13 @@ void parse_nemotron_nas(const JsonFields& f, ModelSpec& m) {
       ++widths[l.ffn_dim];
     }
   }
-  if (group == 0) throw InputError(f.name("block_configs"), "(no attention)", "must give at least one layer attention");
-  if (a.num_q_heads % group != 0)
-    throw InputError(f.name("num_attention_heads"), int_text(a.num_q_heads), "must be a multiple of n_heads_in_group = " + int_text(group));
-  a.num_kv_heads = a.num_q_heads / group;
+  if (heads.empty()) throw InputError(f.name("block_configs"), "(no attention)", "must give at least one layer attention");
+  // The most attention layers' KV heads are the model's (ties: the first's); a layer keeps its own only when they differ.
+  std::int64_t most_heads = 0;
+  for (const auto& [h, n] : heads)
+    if (n > most_heads) most_heads = n, a.num_kv_heads = h;
+  for (auto& l : m.layers)
+    if (l.kv_heads == a.num_kv_heads) l.kv_heads = 0;
   // The most layers' width is the model's (ties: the wider); a layer keeps its own only when it differs.
   std::int64_t most = 0;
   for (const auto& [width, n] : widths)

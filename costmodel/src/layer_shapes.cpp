@@ -20,7 +20,7 @@ AttentionShape layer_attention_shape(const ModelSpec& m, const LayerSpec& layer,
   s.q_len = q_len;
   s.kv_len = kv_len;
   s.num_q_heads = a.num_q_heads;
-  s.num_kv_heads = a.num_kv_heads;
+  s.num_kv_heads = layer_kv_heads(m, layer);
   s.head_dim = a.head_dim;
   s.v_head_dim = a.v_head_dim;
   s.causal = true;

@@ -182,6 +182,22 @@ void validate_layers(const std::vector<LayerSpec>& layers) {
   }
 }
 
+// A layer's own KV heads (LayerSpec::kv_heads): a softmax MHA/GQA layer's, dividing the query heads.
+void validate_kv_heads(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerSpec& l = m.layers[i];
+    if (l.kv_heads == 0) continue;
+    const std::string field = "layers[" + std::to_string(i) + "].kv_heads", value = std::to_string(l.kv_heads);
+    if (l.kv_heads < 0) throw InputError(field, value, "must not be negative");
+    if (!l.softmax()) throw InputError(field, value, "only a softmax-attention layer has KV heads of its own");
+    if (a.variant == AttentionVariant::mla) throw InputError(field, value, "MLA has one latent shared by all heads");
+    if (l.shared_kv) throw InputError(field, value, "a layer reading an earlier layer's K/V has that layer's KV heads");
+    if (a.num_q_heads % l.kv_heads != 0)
+      throw InputError(field, value, "must divide num_q_heads = " + std::to_string(a.num_q_heads));
+  }
+}
+
 // DeepSeek Sparse Attention's indexer, and the layers that share an earlier one's top-k.
 void validate_indexer(const AttentionSpec& a, const std::vector<LayerSpec>& layers) {
   if (a.sparse()) {
@@ -285,6 +301,7 @@ void validate(const ModelSpec& m) {
   require_non_negative(m.learned_positions, "learned_positions");
   validate_attention(m.attention);
   validate_layers(m.layers);
+  validate_kv_heads(m);
   if (m.attention.output_gate && m.attention.variant == AttentionVariant::mla)
     throw InputError("output_gate", "true", "a gate on the attention output is not modelled for MLA");
   validate_indexer(m.attention, m.layers);

@@ -144,8 +144,7 @@ void ffn_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, con
 // One layer's ops on one GPU under tensor parallelism `tp`, for `tokens` new tokens of `batch`
 // sequences with queries of q_len against kv_len keys.
 void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, const Predictor& p,
-                std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu,
-                Accum& acc, double times) {
+                std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, bool decode, Accum& acc, double times) {
   const AttentionSpec& a = m.attention;
   const std::int64_t ffn_tokens = batch * q_len;  // the FFN/experts see every token of the step
   // Attention data parallel: each rank runs every head for its share of the requests.
@@ -201,6 +200,8 @@ void layer_time(const ModelSpec& m, const LayerSpec& layer, const Workload& w, c
       accumulate(acc.projections, p.gemm({tokens, heads * (l.qk_nope_head_dim + a.v_head_dim), l.kv_lora_rank}, wd), times);
     }
   } else {
+    // This layer's KV heads (layer_kv_heads) split over tp or replicated, as its cache is (count_kv_cache).
+    const std::int64_t kv_heads_per_gpu = kv_head_shard(layer_kv_heads(m, layer), tp, "num_kv_heads").per_gpu;
     s.num_kv_heads = kv_heads_per_gpu;
     const std::int64_t q_width = heads * a.head_dim * (a.output_gate ? 2 : 1);  // + the output gate
     // A layer reading an earlier layer's K/V (Gemma 3n's shared layers) projects only its queries.
@@ -303,13 +304,13 @@ Comm step_comm(const ModelSpec& m, const Workload& w, const Profile& prof, doubl
 }
 
 Accum phase_time(const ModelSpec& m, const Workload& w, const Predictor& p, std::int64_t batch, std::int64_t q_len,
-                 std::int64_t kv_len, bool decode, std::int64_t kv_heads_per_gpu) {
+                 std::int64_t kv_len, bool decode) {
   Accum acc;
   std::size_t i = 0;
   while (i < m.layers.size()) {  // runs of identical layers are predicted once
     std::size_t j = i + 1;
     while (j < m.layers.size() && same_kind(m.layers[j], m.layers[i])) ++j;
-    layer_time(m, m.layers[i], w, p, batch, q_len, kv_len, decode, kv_heads_per_gpu, acc, double(j - i));
+    layer_time(m, m.layers[i], w, p, batch, q_len, kv_len, decode, acc, double(j - i));
     i = j;
   }
   accumulate(acc.lm_head, p.gemm({batch, m.vocab_size / w.tp, m.d_model}, w.weight_dtype));
@@ -325,7 +326,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   // cache between one call of an op and the next (what a warm-cache CPU profile needs to know).
   const double weight_bytes = served_weight_bytes_per_gpu(count_params(m), w);
   const Predictor p = whole.with_working_set(weight_bytes + double(kv.bytes_per_gpu));
-  const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false, kv.kv_heads_per_gpu);
+  const Accum pre = phase_time(m, w, p, w.batch, w.prompt_len, w.prompt_len, false);
   const Comm pre_comm = step_comm(m, w, p.profile(), double(w.batch * w.prompt_len));
   t.prefill_attention_ms = pre.core.time_ms + pre.projections.time_ms;
   t.prefill_ms = t.prefill_attention_ms + pre.ffn.time_ms + pre.lm_head.time_ms + pre_comm.ms;
@@ -335,7 +336,7 @@ ModelTimes predict_model(const ModelSpec& m, const Workload& w, const Predictor&
   // Pipeline stages decode micro-batches of batch / pp in turn: a token passes every stage, and the
   // stages work on the other micro-batches meanwhile (a step is a micro-batch's trip through them).
   const std::int64_t micro = (w.batch + w.pp - 1) / w.pp;
-  const Accum dec = phase_time(m, w, p, micro, 1, w.context, true, kv.kv_heads_per_gpu);
+  const Accum dec = phase_time(m, w, p, micro, 1, w.context, true);
   const Comm dec_comm = step_comm(m, w, p.profile(), double(micro));
   t.decode_attention_core_ms = dec.core.time_ms;
   t.decode_linear_core_ms = dec.linear_core_ms;

@@ -37,14 +37,15 @@ void layer_other_ops(const ModelSpec& m, const LayerSpec& layer, const Workload&
   const AttentionSpec& a = m.attention;
   const double tp = double(w.tp);
   if (layer.softmax()) {
+    const double kv_heads = double(layer_kv_heads(m, layer));
     const double q_heads = double(a.num_q_heads) / tp;
     const double rope_width = a.variant == AttentionVariant::mla
                                   ? (q_heads + 1.0) * double(a.mla.rope_head_dim)
-                                  : (q_heads + std::max(1.0, double(a.num_kv_heads) / tp)) * double(a.head_dim);
+                                  : (q_heads + std::max(1.0, kv_heads / tp)) * double(a.head_dim);
     o.add(2.0 * tokens * rope_width * kActivationBytes);  // RoPE on Q and K: read and write
     const double kv_width = a.variant == AttentionVariant::mla
                                 ? double(a.mla.kv_lora_rank + a.mla.rope_head_dim)
-                                : std::max(1.0, double(a.num_kv_heads) / tp) * double(a.head_dim + a.v_head_dim);
+                                : std::max(1.0, kv_heads / tp) * double(a.head_dim + a.v_head_dim);
     o.add(tokens * kv_width * (kActivationBytes + double(dtype_bits(w.kv_dtype)) / 8.0));  // cache write
     if (a.variant == AttentionVariant::mla) o.add(2.0 * tokens * double(a.mla.kv_lora_rank) * kActivationBytes);  // kv_a norm
   }

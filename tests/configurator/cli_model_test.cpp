@@ -377,3 +377,29 @@ TEST_CASE("mixed weight dtypes: analyze and compare take a component's own, coun
   expect_input_error({"analyze", "--hf-config", oss, "--ffn-weight-dtype", "fp6"},
                      "--ffn-weight-dtype = fp6: unknown dtype (expected fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 or fp8-block)");
 }
+
+TEST_CASE("Llama-Nemotron's KV heads per block: analyze shows them and recommend designs one count", "[cli]") {
+  // The Super's blocks 0, 1 and 2 given 16, 4 and 1 KV heads (n_heads_in_group 4, 16, 64), as the 51B's
+  // variable GQA does (its config.json was not found); the other 46 attention layers keep 8.
+  auto j = nlohmann::json::parse(std::ifstream(std::string(MHACFG_FIXTURES_DIR) + "/hf/llama-3.3-nemotron-super-49b-v1.json"));
+  j["block_configs"][0]["attention"]["n_heads_in_group"] = 4;
+  j["block_configs"][1]["attention"]["n_heads_in_group"] = 16;
+  j["block_configs"][2]["attention"]["n_heads_in_group"] = 64;
+  const std::string vgqa = temp_file("nemotron-vgqa.json", j.dump());
+  const CliResult t = run({"analyze", "--hf-config", vgqa, "--tp", "8", "--context", "4096"});
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("gqa 64q/8kv x 128 (KV heads per layer: 16 on 1, 8 on 46, 4 on 1, 1 on 1)") != std::string::npos);
+  const CliResult js = run({"analyze", "--hf-config", vgqa, "--format", "json"});
+  REQUIRE(js.code == 0);
+  const auto per_layer = nlohmann::json::parse(js.out)["model"]["attention"]["layer_kv_heads"];
+  REQUIRE(per_layer.size() == 4);
+  CHECK(per_layer[1] == nlohmann::json({{"kv_heads", 8}, {"layers", 46}}));
+  // Every candidate has one KV-head count in all its layers.
+  const CliResult r = run({"recommend", "--hf-config", vgqa, "--seq", "8192", "--tp", "8", "--top", "1"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Ranked designs") != std::string::npos);
+  // --kv-heads gives every layer the same count.
+  const CliResult same = run({"analyze", "--hf-config", vgqa, "--kv-heads", "8", "--format", "json"});
+  REQUIRE(same.code == 0);
+  CHECK(nlohmann::json::parse(same.out)["model"]["attention"].count("layer_kv_heads") == 0);
+}

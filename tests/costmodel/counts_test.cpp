@@ -97,7 +97,9 @@ TEST_CASE("served weights under tp: K/V projections split over at most the KV he
   const ParamCounts p = count_params(m);
   const std::int64_t kv = 80LL * 2 * 8192 * 8 * 128;
   CHECK(p.kv_projection == kv);
-  CHECK(p.kv_heads == 8);
+  REQUIRE(p.kv_projections.size() == 1);  // every layer's KV heads are the model's
+  CHECK(p.kv_projections[0].kv_heads == 8);
+  CHECK(p.kv_projections[0].params == kv);
   CHECK(p.replicated == p.norms);
   CHECK(p.norms == (80LL * 2 + 1) * 8192);
   const double rest = double(p.total - kv - p.norms);

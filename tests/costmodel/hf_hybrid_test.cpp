@@ -550,10 +550,86 @@ TEST_CASE("nemotron-nas: replace_with_linear puts a hidden_size x hidden_size li
   CHECK(t.prefill_ms - t0.prefill_ms == Approx(2 * (2.0 * 4 * 8192 * d * d) / 989.4e12 * 1e3));
 }
 
+TEST_CASE("nemotron-nas: KV heads of each block's own (variable GQA) in the weights, the cache and its split", "[hf_config][kv]") {
+  // Llama-3.1-Nemotron-51B's "Variable Grouped Query Attention" (its card: a different number of KV heads
+  // in each block; its config.json was not found: PUBLISHED.md), on the Super's released blocks (64 query
+  // heads of 128, n_heads_in_group 8: 8 KV heads in each of 49 attention layers): block 0 with
+  // n_heads_in_group 4 (16 KV heads), block 1 with 16 (4), block 2 with 64 (1); the other 46 keep 8.
+  const std::string name = "llama-3.3-nemotron-super-49b-v1";
+  const ModelSpec base = fixture(name);
+  const ModelSpec m = edited(name, [](nlohmann::json& j) {
+    j["block_configs"][0]["attention"]["n_heads_in_group"] = 4;
+    j["block_configs"][1]["attention"]["n_heads_in_group"] = 16;
+    j["block_configs"][2]["attention"]["n_heads_in_group"] = 64;
+  });
+  REQUIRE(m.num_attention_layers() == 49);
+  REQUIRE(m.layers[0].softmax());
+  REQUIRE(m.layers[1].softmax());
+  REQUIRE(m.layers[2].softmax());
+  CHECK(m.attention.num_kv_heads == 8);  // the most layers' (46)
+  CHECK(m.attention.variant == AttentionVariant::gqa);
+  CHECK(layer_kv_heads(m, m.layers[0]) == 16);
+  CHECK(layer_kv_heads(m, m.layers[1]) == 4);
+  CHECK(layer_kv_heads(m, m.layers[2]) == 1);
+  CHECK(layer_kv_heads(m, m.layers[3]) == 8);
+  CHECK(m.layers[3].kv_heads == 0);  // the model's count is not repeated
+  ModelSpec bad = m;
+  bad.layers[0].kv_heads = 3;
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("layers[0].kv_heads = 3: must divide num_q_heads = 64"));
+  bad.layers[0].kv_heads = 4;
+  bad.layers[6].kv_heads = 4;  // block 6 has no attention
+  CHECK_THROWS_WITH(validate(bad), Catch::Contains("layers[6].kv_heads = 4: only a softmax-attention layer has KV heads of its own"));
+
+  // By hand, from the shapes: each layer's K and V projections are 8192 x (KV heads x 128), no bias. Against
+  // the Super's published 49,867,145,216 (PUBLISHED.md), the three blocks add (16 - 8) + (4 - 8) + (1 - 8)
+  // = -3 KV heads' worth: 2 x 8192 x 128 x -3 = -6,291,456.
+  const std::int64_t kv_head_weights = 2LL * 8192 * 128;  // K and V of one KV head in one layer
+  const ParamCounts p = count_params(m);
+  CHECK(p.total == 49'867'145'216 - 3 * kv_head_weights);
+  CHECK(p.total == 49'860'853'760);
+  CHECK(p.kv_projection == (46 * 8 + 16 + 4 + 1) * kv_head_weights);
+
+  // The cache: K and V of 128 bf16 values per KV head per token, 512 bytes; 46 x 8 + 16 + 4 + 1 = 389 heads.
+  Workload w;
+  w.batch = 2;
+  w.context = 4096;
+  const ModelCounts c = count_model(m, w);
+  CHECK(c.kv_cache.bytes_per_token == 389 * 512);
+  CHECK(c.kv_cache.bytes_per_token == 199'168);
+  CHECK(c.kv_cache.bytes_total == 2LL * 4096 * 389 * 512);
+  // A decode step reads every layer's cache whole (no windows): 2 sequences x 4096 tokens x 389 x 512 bytes,
+  // and writes one token's.
+  CHECK(c.bytes.kv_read == 2LL * 4096 * 389 * 512);
+  CHECK(c.bytes.kv_read == 1'631'584'256);
+  CHECK(c.bytes.kv_written == 2LL * 389 * 512);
+  // Decode projections: 2 FLOPs per weight, 3 fewer KV heads' K/V weights than the Super's.
+  CHECK(count_flops(base, w).decode_per_token.projections - c.flops.decode_per_token.projections == 2 * 3 * kv_head_weights);
+
+  // tp 8, per layer: 16 KV heads split 2 per GPU, 8 split 1 per GPU, 4 and 1 replicated one whole head
+  // per GPU (on 2 and on 8 GPUs): 46 + 2 + 1 + 1 = 50 heads per GPU, 512 bytes per token each.
+  w.tp = 8;
+  const KvCacheCounts kv8 = count_kv_cache(m, w);
+  CHECK(kv8.bytes_per_gpu == 2LL * 4096 * 50 * 512);
+  CHECK(kv8.bytes_per_gpu == 209'715'200);
+  CHECK(kv8.kv_heads_per_gpu == 1);  // the model's 8
+  CHECK(kv8.replication == 1);
+  // The K/V projections likewise: each GPU holds 50 heads' K and V weights where the Super's hold 49, the
+  // rest of the weights being the same: one head's more, in bf16.
+  CHECK(served_weight_bytes_per_gpu(p, w) - served_weight_bytes_per_gpu(count_params(base), w) == Approx(2.0 * kv_head_weights));
+  // The timed decode attention reads each layer's own heads per GPU: at tp 1 389 heads against the
+  // Super's 392, at tp 8 50 against 49 (NVLink between the 8 GPUs: the collectives are not compared here).
+  Profile roof = h200_roofline();
+  roof.spec.interconnect = interconnect_from_kinds(LinkKind::nvlink4, 8, LinkKind::none);
+  w.tp = 1;
+  CHECK(predict_model(m, w, Predictor(roof)).decode_attention_core_ms < predict_model(base, w, Predictor(roof)).decode_attention_core_ms);
+  w.tp = 8;
+  CHECK(predict_model(m, w, Predictor(roof)).decode_attention_core_ms > predict_model(base, w, Predictor(roof)).decode_attention_core_ms);
+}
+
 TEST_CASE("nemotron-nas refuses what the counts do not model, naming the block", "[hf_config][errors]") {
   const std::string name = "llama-3.3-nemotron-super-49b-v1";
-  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][2]["attention"]["n_heads_in_group"] = 16; }),
-                    Catch::Contains("block_configs[2]: attention: n_heads_in_group = 16: differs from the earlier layers' 8"));
+  CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][2]["attention"]["n_heads_in_group"] = 3; }),
+                    Catch::Contains("block_configs[2]: attention: n_heads_in_group = 3: must divide num_attention_heads = 64"));
   CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j["block_configs"][0]["ffn"]["ffn_mult"] = -1.0; }),
                     Catch::Contains("block_configs[0]: ffn: ffn_mult = -1.0: must give an FFN width of at least 1"));
   CHECK_THROWS_WITH(edited(name, [](nlohmann::json& j) { j.erase("block_configs"); }),

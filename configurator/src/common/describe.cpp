@@ -1,6 +1,7 @@
 #include "mhacfg/configurator/common/describe.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "mhacfg/configurator/common/format.hpp"
@@ -51,6 +52,19 @@ struct LayerPattern {
 }  // namespace
 
 namespace {
+// Softmax layers by their KV heads (layer_kv_heads), the most heads first; empty when all are the model's.
+std::map<std::int64_t, std::int64_t, std::greater<>> kv_heads_layers(const ModelSpec& m) {
+  std::map<std::int64_t, std::int64_t, std::greater<>> by_heads;
+  bool own = false;
+  for (const auto& l : m.layers) {
+    if (!l.softmax()) continue;
+    ++by_heads[layer_kv_heads(m, l)];
+    own = own || l.kv_heads > 0;
+  }
+  if (!own) by_heads.clear();
+  return by_heads;
+}
+
 nlohmann::json attention_json(const ModelSpec& m) {
   const AttentionSpec& a = m.attention;
   nlohmann::json attn = {{"variant", std::string(to_string(a.variant))},
@@ -75,6 +89,8 @@ nlohmann::json attention_json(const ModelSpec& m) {
   if (a.sparse())
     attn["indexer"] = {{"num_heads", a.indexer.num_heads}, {"head_dim", a.indexer.head_dim}, {"topk", a.indexer.topk},
                        {"layers", m.num_indexer_layers()}};
+  // Only where layers have KV heads of their own (Llama-Nemotron's variable GQA), as other models' outputs were before.
+  for (const auto& [heads, layers] : kv_heads_layers(m)) attn["layer_kv_heads"].push_back({{"kv_heads", heads}, {"layers", layers}});
   return attn;
 }
 
@@ -253,6 +269,13 @@ std::string profile_basis_note(const Profile& p) {
   }
   return "Times are the bare roofline of " + p.name +
          "'s datasheet ceilings (no kernel efficiency or launch overhead); calibrate for measured numbers.";
+}
+
+std::string layer_kv_heads_text(const ModelSpec& m) {
+  std::string parts;
+  for (const auto& [heads, layers] : kv_heads_layers(m))
+    parts += (parts.empty() ? "" : ", ") + std::to_string(heads) + " on " + std::to_string(layers);
+  return parts.empty() ? "" : " (KV heads per layer: " + parts + ")";
 }
 
 std::string layer_pattern_text(const ModelSpec& m) {

@@ -37,6 +37,9 @@ void apply_attention_flags(const ModelFlags& f, ModelSpec& m, bool custom) {
   AttentionSpec& a = m.attention;
   const std::int64_t old_heads = a.num_q_heads;
   if (f.heads) a.num_q_heads = *f.heads;
+  // --kv-heads or --variant give every layer the same KV heads (Llama-Nemotron's layers had their own).
+  if (f.kv_heads || f.variant)
+    for (LayerSpec& l : m.layers) l.kv_heads = 0;
   const AttentionVariant variant = f.variant ? parse_variant(*f.variant, "--variant") : a.variant;
   const bool mla = variant == AttentionVariant::mla;
   if (mla) {

@@ -30,7 +30,7 @@ std::string heading(const ModelSpec& m, const Workload& w) {
   const AttentionSpec& a = m.attention;
   std::string attn = std::string(to_string(a.variant)) + " " + std::to_string(a.num_q_heads) + "q" +
                      (a.variant == AttentionVariant::mla ? "" : "/" + std::to_string(a.num_kv_heads) + "kv") + " x " +
-                     std::to_string(a.head_dim);
+                     std::to_string(a.head_dim) + layer_kv_heads_text(m);
   if (a.v_head_dim != a.head_dim) attn += " (v " + std::to_string(a.v_head_dim) + ")";
   if (a.variant == AttentionVariant::mla)
     attn += ", kv_lora_rank " + std::to_string(a.mla.kv_lora_rank) + " + rope " + std::to_string(a.mla.rope_head_dim) +
@@ -64,7 +64,8 @@ Table params_table(const ModelSpec& m, const Workload& w, const ParamCounts& p) 
   const bool hybrid = p.linear_attention > 0;
   const bool some_softmax = m.num_attention_layers() < m.num_layers();  // other layers hold no attention
   row(params, "attention", p.attention, fmt_count(double(p.attention)), some_softmax ? "softmax-attention layers" : "all layers");
-  row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)));
+  row(params, "attention per layer", p.attention_per_layer, fmt_count(double(p.attention_per_layer)),
+      layer_kv_heads_text(m).empty() ? "" : "a layer of the model's " + std::to_string(m.attention.num_kv_heads) + " KV heads");
   if (p.indexer) row(params, "indexer", p.indexer, fmt_count(double(p.indexer)), "of attention: sparse attention, whole on every GPU");
   if (hybrid) {
     row(params, "linear attention", p.linear_attention, fmt_count(double(p.linear_attention)), linear_kind_text(m.linear.kind) + " layers");
@@ -119,7 +120,8 @@ Table kv_table(const ModelSpec& m, const Workload& w, const KvCacheCounts& kv, b
   if (w.tp > 1)
     row(kvt, "bytes per GPU", kv.bytes_per_gpu, fmt_bytes(double(kv.bytes_per_gpu)),
         std::to_string(kv.kv_heads_per_gpu) + " KV head(s) per GPU, " +
-            (kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs" : "split"));
+            (kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs" : "split") +
+            (layer_kv_heads_text(m).empty() ? "" : " (the model's; each layer's own KV heads split or replicated alike)"));
   return kvt;
 
 }

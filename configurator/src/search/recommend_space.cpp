@@ -48,6 +48,7 @@ std::vector<ModelSpec> enumerate(const RecommendOptions& o, const Shape& shape) 
   ModelSpec base = o.base ? *o.base : baseline(shape.d_model, shape.layers, o.vocab);
   if (!o.base) apply_layer_pattern(o.layer_pattern, base);  // recommend() applied it to a base model
   base.name = "candidate";
+  for (LayerSpec& l : base.layers) l.kv_heads = 0;  // a candidate's KV heads are the same in every layer
   const AttentionSpec flags = base.attention.variant == AttentionVariant::mla ? AttentionSpec{} : base.attention;
   for (std::int64_t width : q_widths(shape.d_model)) {
     for (std::int64_t hd = 32; hd <= 256; hd += 8) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "mhacfg/costmodel/checked.hpp"
 #include "mhacfg/costmodel/dtype.hpp"
@@ -63,7 +65,7 @@ struct ParamCounts {
   std::int64_t embedding = 0;  // token embedding (+ learned positions, + Gemma 3n's per-layer embeddings)
   std::int64_t lm_head = 0;    // untied output projection; 0 when tied to the embedding
   std::int64_t attention = 0;  // all softmax-attention layers (projections, biases, MLA norms, q/k norms)
-  std::int64_t attention_per_layer = 0;
+  std::int64_t attention_per_layer = 0;  // a layer of the model's KV heads (AttentionSpec::num_kv_heads)
   std::int64_t indexer = 0;    // of attention: a sparse model's indexers, all layers (held whole on every GPU)
   std::int64_t linear_attention = 0;  // all linear-attention layers (Gated DeltaNet), 0 without
   std::int64_t linear_attention_per_layer = 0;
@@ -84,10 +86,15 @@ struct ParamCounts {
   // ReplicatedLinear and plain norm weights): a sparse model's indexers, MLA's down-projections (q_a_proj,
   // kv_a_proj_with_mqa) with their norms and biases, the routers and the norms.
   std::int64_t replicated = 0;
-  // Of attention: the MHA/GQA layers' K and V projections (with biases), and their KV heads: under tp
-  // beyond kv_heads each GPU holds one head's share (the K/V heads are replicated, as the cache's are).
+  // Of attention: the MHA/GQA layers' K and V projections (with biases), and the same by KV-head count
+  // (one entry unless layers have KV heads of their own, LayerSpec::kv_heads): under tp beyond a layer's
+  // KV heads each GPU holds one head's share (the K/V heads are replicated, as the cache's are).
+  struct KvProjection {
+    std::int64_t kv_heads = 0;
+    std::int64_t params = 0;
+  };
   std::int64_t kv_projection = 0;
-  std::int64_t kv_heads = 0;
+  std::vector<KvProjection> kv_projections;
 };
 
 // A multimodal checkpoint's vision encoder and its projector into the language model (VisionSpec's
@@ -111,14 +118,17 @@ double served_weight_bytes_per_gpu(const ParamCounts& p, DType weight_dtype, std
 // nvfp4 or mxfp4 cache's and weights' block scales; per-tensor scales (fp8) are not counted.
 struct KvCacheCounts {
   DType dtype = DType::bf16;
-  std::int64_t bytes_per_token_per_layer = 0;      // one token, one layer (all KV heads / the latent; + indexer key where it has an indexer)
+  // One token, one layer of the model's KV heads (all of them / the latent; + the indexer key where it has an indexer).
+  std::int64_t bytes_per_token_per_layer = 0;
   std::int64_t indexer_bytes_per_token_per_layer = 0;  // of which a sparse model's indexer key (fp8 + scales)
   std::int64_t bytes_per_token = 0;                // one token held in every layer
   std::int64_t bytes_per_token_beyond_window = 0;  // growth per token once every window is full
   std::int64_t layer_tokens = 0;   // sum over layers of tokens held for one sequence at `context`
   std::int64_t indexer_layer_tokens = 0;  // the same over layers with an indexer of their own (its keys)
   std::int64_t bytes_total = 0;    // batch x context, windows and chunks honoured, + batch x state
-  std::int64_t kv_heads_per_gpu = 0;  // under tp (MLA: 1 latent, held whole on each GPU)
+  // The model's KV heads under tp (MLA: 1 latent, held whole on each GPU); a layer with KV heads of its
+  // own (LayerSpec::kv_heads) is split or replicated by the same rule (kv_head_shard), in bytes_per_gpu.
+  std::int64_t kv_heads_per_gpu = 0;
   std::int64_t replication = 1;       // GPUs holding a copy of each KV head
   std::int64_t bytes_per_gpu = 0;     // KV and linear-attention state held on one GPU
   // Linear-attention layers: a fixed state per sequence instead of K/V per token (0 without them).
@@ -168,8 +178,17 @@ KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w);
 FlopCounts count_flops(const ModelSpec& m, const Workload& w);
 ModelCounts count_model(const ModelSpec& m, const Workload& w);
 
-// Parameters of one layer's attention block.
+// Parameters of one layer's attention block: a layer of the model's KV heads, or of `kv_heads` (layer_kv_heads).
 std::int64_t attention_params_per_layer(const ModelSpec& m);
+std::int64_t attention_params(const ModelSpec& m, std::int64_t kv_heads);
+// How tp GPUs hold `kv_heads` MHA/GQA KV heads (their cache and their K/V projections): split,
+// kv_heads / tp each, when tp divides them; else one each, every head on tp / kv_heads GPUs, when they
+// divide tp; otherwise InputError on tp naming `heads`.
+struct KvHeadShard {
+  std::int64_t per_gpu = 0;
+  std::int64_t replication = 1;
+};
+KvHeadShard kv_head_shard(std::int64_t kv_heads, std::int64_t tp, const std::string& heads);
 // A multimodal checkpoint's vision encoder and its projector into d_model (0 without one):
 // ParamCounts::vision.
 std::int64_t vision_params(const ModelSpec& m);

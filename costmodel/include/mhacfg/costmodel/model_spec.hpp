@@ -170,6 +170,10 @@ struct LayerSpec {
   // caches and writes no K/V of its own and does not run its K and V projections (which the checkpoint
   // still holds: they are counted), but reads the earlier layer's cache as a layer of its span would.
   bool shared_kv = false;
+  // This softmax layer's KV heads when they differ from the model's (Llama-Nemotron's Variable Grouped
+  // Query Attention: n_heads_in_group per block); 0: AttentionSpec::num_kv_heads. Read it through
+  // layer_kv_heads(): its K/V projections, its cache and its split over tensor-parallel GPUs.
+  std::int64_t kv_heads = 0;
 
   static LayerSpec attention() { return LayerSpec{}; }
   static LayerSpec linear() { return LayerSpec{Mixer::linear, LayerFfn::dense, Span{}, false}; }
@@ -192,6 +196,11 @@ struct LayerSpec {
     return l;
   }
   LayerSpec with_chunk(std::int64_t c) const { return with_span(Span::chunk(c)); }
+  LayerSpec with_kv_heads(std::int64_t h) const {
+    LayerSpec l = *this;
+    l.kv_heads = h;
+    return l;
+  }
 
   // Softmax attention (windowed, chunked or full), alone or beside a linear mixer.
   bool softmax() const { return mixer == Mixer::attention || mixer == Mixer::parallel; }
@@ -210,10 +219,10 @@ struct LayerSpec {
 inline LayerFfn moe_if(bool moe) { return moe ? LayerFfn::moe : LayerFfn::dense; }
 inline Mixer linear_if(bool linear) { return linear ? Mixer::linear : Mixer::attention; }
 
-// Layers that count and cost the same: the same mixer, FFN (and its width), span and indexer.
+// Layers that count and cost the same: the same mixer, FFN (and its width), span, indexer and KV heads.
 inline bool same_kind(const LayerSpec& a, const LayerSpec& b) {
   return a.mixer == b.mixer && a.ffn == b.ffn && a.span == b.span && a.shared_topk == b.shared_topk &&
-         a.ffn_dim == b.ffn_dim && a.shared_kv == b.shared_kv;
+         a.ffn_dim == b.ffn_dim && a.shared_kv == b.shared_kv && a.kv_heads == b.kv_heads;
 }
 
 struct FfnSpec {
@@ -354,6 +363,10 @@ struct ModelSpec {
 
 // The width of layer `l`'s dense FFN: its own, or the model's.
 inline std::int64_t dense_ffn_dim(const ModelSpec& m, const LayerSpec& l) { return l.ffn_dim > 0 ? l.ffn_dim : m.ffn.ffn_dim; }
+// Layer `l`'s KV heads: its own, or the model's.
+inline std::int64_t layer_kv_heads(const ModelSpec& m, const LayerSpec& l) {
+  return l.kv_heads > 0 ? l.kv_heads : m.attention.num_kv_heads;
+}
 
 // Dense attention in place of a sparse model's: no indexer, and no layer sharing its top-k.
 void remove_indexer(ModelSpec& m);

@@ -37,6 +37,9 @@ nlohmann::json times_json(const ModelTimes& t, TimesDetail detail);
 nlohmann::json serving_breakdown_json(const ServingTimes& s, const EngineModel& e);
 // "48 layers (36 in 8192-token chunks, 12 global)": the layer count and, where layers are local, how.
 std::string layer_pattern_text(const ModelSpec& m);
+// "" when every softmax layer has the model's KV heads; else each count with its layers, the most heads
+// first: " (KV heads per layer: 8 on 40, 4 on 6, 1 on 3)" (Llama-Nemotron's variable GQA).
+std::string layer_kv_heads_text(const ModelSpec& m);
 // "Gated DeltaNet" or "Mamba2": a linear-attention layer kind as reports name it.
 std::string linear_kind_text(LinearKind k);
 // The note that says a hybrid model's linear-attention cores are predicted by the roofline of `profile`.
