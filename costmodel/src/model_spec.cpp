@@ -34,6 +34,9 @@ std::string_view to_string(VisionKind k) {
   case VisionKind::pixtral: return "pixtral";
   case VisionKind::qwen2_5_vl: return "qwen2_5_vl";
   case VisionKind::qwen3_vl: return "qwen3_vl";
+  case VisionKind::glm4v: return "glm4v";
+  case VisionKind::smolvlm: return "smolvlm";
+  case VisionKind::internvl: return "internvl";
   }
   return "siglip";
 }
@@ -258,10 +261,13 @@ void validate_vision(const VisionSpec& v) {
     require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
     require_positive(v.output_dim, "vision_config.vision_output_dim");
   }
-  if (v.kind == VisionKind::pixtral || qwen)  // Mistral 3 names it at the top level, Qwen in vision_config
-    require_positive(v.merge, qwen ? "vision_config.spatial_merge_size" : "spatial_merge_size");
+  const bool glm = v.kind == VisionKind::glm4v;
+  if (v.kind == VisionKind::pixtral || qwen || glm)  // Mistral 3 names it at the top level, Qwen and GLM in vision_config
+    require_positive(v.merge, qwen || glm ? "vision_config.spatial_merge_size" : "spatial_merge_size");
+  if (v.kind == VisionKind::smolvlm) require_positive(v.merge, "scale_factor");
+  if (v.kind == VisionKind::internvl) require_positive(v.merge, "downsample_ratio");
   if (v.kind == VisionKind::pixtral) require_positive(v.feature_layers, "vision_feature_layer");
-  if (qwen) {
+  if (qwen || glm) {
     require_positive(v.temporal_patch, "vision_config.temporal_patch_size");
     require_positive(v.out_hidden, "vision_config.out_hidden_size");
   }
