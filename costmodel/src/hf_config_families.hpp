@@ -175,6 +175,16 @@ void parse_mistral3(const JsonFields& f, ModelSpec& m);
 void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
+// The wrappers read for their language model only (their vision towers are not counted, with a note).
+void parse_glm4v_text(const JsonFields& f, ModelSpec& m);
+void parse_glm4v_moe_text(const JsonFields& f, ModelSpec& m);
+void parse_glm4v(const JsonFields& f, ModelSpec& m);
+void parse_glm4v_moe(const JsonFields& f, ModelSpec& m);
+void parse_internvl(const JsonFields& f, ModelSpec& m);
+void parse_lfm2_vl(const JsonFields& f, ModelSpec& m);
+void parse_cohere2_vision(const JsonFields& f, ModelSpec& m);
+void parse_smolvlm(const JsonFields& f, ModelSpec& m);
+void parse_perception_lm(const JsonFields& f, ModelSpec& m);
 void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 // hf_dense_2025.cpp
 void parse_vaultgemma(const JsonFields& f, ModelSpec& m);
