@@ -136,12 +136,14 @@ void text_model_only(const JsonFields& f, ModelSpec& m, const char* fallback, co
 
 // Glm4vTextConfig (GLM-4.1V's language model): GLM-4-0414's layer (four RMSNorms, a gated MLP without
 // biases) whose q, k and v always carry biases (Glm4vTextAttention builds them with bias=True, whatever
-// attention_bias says; o_proj has none), head_dim hidden_size / heads (the class has no head_dim key), and
-// the class defaults (40 layers of 4096, 32 heads, 2 KV heads, MLP 13696, a vocabulary of 151552, untied).
+// attention_bias says; o_proj has none), head_dim hidden_size / heads whatever the file says (the class has
+// no head_dim key and the attention computes it), and the class defaults (40 layers of 4096, 32 heads, 2 KV
+// heads, MLP 13696, a vocabulary of 151552, untied).
 void parse_glm4v_text(const JsonFields& f, ModelSpec& m) {
   FamilyDefaults d{0, false, 2};
   d.hidden = 4096, d.layers = 40, d.heads = 32, d.ffn = 13696, d.vocab = 151552;
   parse_llama_like(f, m, d);
+  head_dim_from_hidden(f, m);
   AttentionSpec& a = m.attention;
   a.q_bias = a.k_bias = a.v_bias = true;
   a.o_bias = false;

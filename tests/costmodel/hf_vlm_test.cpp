@@ -221,6 +221,8 @@ TEST_CASE("glm4v: GLM-4.1V's language model is GLM-4-0414's, beside the GLM visi
   // Glm4vTextAttention builds q/k/v with biases whatever attention_bias says.
   const ModelSpec unbiased = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["attention_bias"] = false; });
   CHECK(count_params(unbiased).total == p.total);
+  // ... and its head_dim is hidden_size / heads, whatever the file says.
+  CHECK(edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["head_dim"] = 96; }).attention.head_dim == 128);
   // The vision tower's attention_bias puts biases on the 24 fused qkv projections.
   const ModelSpec vbias = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["vision_config"]["attention_bias"] = true; });
   CHECK(count_params(vbias).vision - p.vision == 24 * 3 * 1536);
