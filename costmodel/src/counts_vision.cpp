@@ -70,7 +70,8 @@ std::int64_t siglip_or_llama4(const ModelSpec& m) {
     p = add(p, add(add(h, mul(4, linear(h, h, true), kParams), kParams), add(norm, mlp, kParams), kParams), kParams);
   }
   // SmolVLMConnector: the pixel shuffle's merge^2 x h -> d_model, no bias.
-  if (v.kind == VisionKind::smolvlm) return add(p, linear(mul(h, mul(v.merge, v.merge, kParams), kParams), m.d_model, false), kParams);
+  if (v.kind == VisionKind::smolvlm)
+    return add(p, linear(mul(h, mul(v.merge, v.merge, kParams), kParams), m.d_model, false), kParams);
   // Gemma3MultiModalProjector: mm_soft_emb_norm (an RMSNorm over h) and mm_input_projection (h x d_model).
   return add(p, add(h, mul(h, m.d_model, kParams), kParams), kParams);
 }
@@ -124,10 +125,11 @@ std::int64_t glm4v(const VisionSpec& v) {
   const std::int64_t block = add(add(mul(2, h, kParams), attention, kParams),
                                  add(mul(2, linear(h, o, false), kParams), linear(o, h, false), kParams), kParams);
   const std::int64_t downsample = linear(mul(h, mul(v.merge, v.merge, kParams), kParams), o, true);
-  const std::int64_t merger = add(add(linear(o, o, false), mul(2, o, kParams), kParams),
-                                  add(mul(2, linear(o, v.intermediate, false), kParams), linear(v.intermediate, o, false), kParams),
-                                  kParams);
-  return add(add(stem, mul(v.layers, block, kParams), kParams), add(add(h, downsample, kParams), merger, kParams), kParams);
+  const std::int64_t merger =
+      add(add(linear(o, o, false), mul(2, o, kParams), kParams),
+          add(mul(2, linear(o, v.intermediate, false), kParams), linear(v.intermediate, o, false), kParams), kParams);
+  return add(add(stem, mul(v.layers, block, kParams), kParams), add(add(h, downsample, kParams), merger, kParams),
+             kParams);
 }
 
 // InternVLVisionModel (embeddings: cls_token, the patch Conv2d with a bias, position_embeddings for the
@@ -144,9 +146,11 @@ std::int64_t internvl(const ModelSpec& m) {
   const std::int64_t attention = add(mul(3, linear(h, h, v.attention_bias), kParams),
                                      add(linear(h, h, true), v.qk_norm ? mul(2, h, kParams) : 0, kParams), kParams);
   const std::int64_t mlp = add(linear(h, v.intermediate, true), linear(v.intermediate, h, true), kParams);
-  const std::int64_t layer = add(add(mul(2, norm, kParams), attention, kParams), add(mlp, mul(2, h, kParams), kParams), kParams);
+  const std::int64_t layer =
+      add(add(mul(2, norm, kParams), attention, kParams), add(mlp, mul(2, h, kParams), kParams), kParams);
   const std::int64_t unshuffled = mul(h, mul(v.merge, v.merge, kParams), kParams);
-  const std::int64_t projector = add(mul(2, unshuffled, kParams), add(linear(unshuffled, d, true), linear(d, d, true), kParams), kParams);
+  const std::int64_t projector =
+      add(mul(2, unshuffled, kParams), add(linear(unshuffled, d, true), linear(d, d, true), kParams), kParams);
   return add(add(stem, mul(v.layers, layer, kParams), kParams), projector, kParams);
 }
 

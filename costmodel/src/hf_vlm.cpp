@@ -128,7 +128,8 @@ void require_text_type(const JsonFields& t, const char* expected) {
 void text_model_only(const JsonFields& f, ModelSpec& m, const char* fallback, const std::string& tower) {
   parse_text_config(sub_config(f, "text_config"), m, fallback);
   wrapper_tie(f, m);
-  m.notes.push_back(tower + " and its projector into the language model are not counted: params are the language "
+  m.notes.push_back(tower +
+                    " and its projector into the language model are not counted: params are the language "
                     "model's (vision tower not counted).");
 }
 
@@ -215,13 +216,15 @@ void parse_internvl(const JsonFields& f, ModelSpec& m) {
   for (const char* key : {"use_mask_token", "use_absolute_position_embeddings", "use_mean_pooling"}) {
     const bool released = std::string(key) != "use_mask_token";
     if (v.optional_bool(key, released) != released)
-      throw InputError(v.name(key), json_value_text(v.at(key)),
-                       std::string("only ") + (released ? "true" : "false") + " (the released checkpoints') is counted");
+      throw InputError(
+          v.name(key), json_value_text(v.at(key)),
+          std::string("only ") + (released ? "true" : "false") + " (the released checkpoints') is counted");
   }
   const double ratio = f.optional_number("downsample_ratio").value_or(0.5);
   const double inverse = ratio > 0 ? 1.0 / ratio : 0.0;
   if (!(inverse >= 1 && inverse <= 64 && inverse == static_cast<double>(static_cast<std::int64_t>(inverse))))
-    throw InputError(f.name("downsample_ratio"), json_value_text(f.at("downsample_ratio")), "must be 1 over a whole number");
+    throw InputError(f.name("downsample_ratio"), json_value_text(f.at("downsample_ratio")),
+                     "must be 1 over a whole number");
   vs.merge = static_cast<std::int64_t>(inverse);
 }
 

@@ -262,7 +262,8 @@ void validate_vision(const VisionSpec& v) {
     require_positive(v.output_dim, "vision_config.vision_output_dim");
   }
   const bool glm = v.kind == VisionKind::glm4v;
-  if (v.kind == VisionKind::pixtral || qwen || glm)  // Mistral 3 names it at the top level, Qwen and GLM in vision_config
+  // Mistral 3 names it at the top level, Qwen and GLM in vision_config.
+  if (v.kind == VisionKind::pixtral || qwen || glm)
     require_positive(v.merge, qwen || glm ? "vision_config.spatial_merge_size" : "spatial_merge_size");
   if (v.kind == VisionKind::smolvlm) require_positive(v.merge, "scale_factor");
   if (v.kind == VisionKind::internvl) require_positive(v.merge, "downsample_ratio");

@@ -23,7 +23,8 @@ namespace {
 std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) { return in * out + (bias ? out : 0); }
 
 bool noted(const ModelSpec& m, const std::string& text) {
-  return std::any_of(m.notes.begin(), m.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  return std::any_of(m.notes.begin(), m.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
 // Glm4vVisionModel, module by module (the GLM-4.5V checkpoint's tensor list, PUBLISHED.md): patch_embed
@@ -33,7 +34,8 @@ bool noted(const ModelSpec& m, const std::string& text) {
 // post_projection_norm, gate and up 4096 -> `merger`, down).
 std::int64_t glm4v_vision(std::int64_t merger) {
   const std::int64_t h = 1536, o = 4096;
-  const std::int64_t block = 2 * h + linear(h, 3 * h, false) + linear(h, h, false) + 2 * linear(h, o, false) + linear(o, h, false);
+  const std::int64_t block =
+      2 * h + linear(h, 3 * h, false) + linear(h, h, false) + 2 * linear(h, o, false) + linear(o, h, false);
   return (3 * 2 * 14 * 14 * h + h) + h + 576 * h + 24 * block + h + linear(4 * h, o, true) +
          (linear(o, o, false) + 2 * o + 2 * linear(o, merger, false) + linear(merger, o, false));
 }
@@ -219,20 +221,25 @@ TEST_CASE("glm4v: GLM-4.1V's language model is GLM-4-0414's, beside the GLM visi
   CHECK(p.total + p.vision == 10'292'777'472);
 
   // Glm4vTextAttention builds q/k/v with biases whatever attention_bias says.
-  const ModelSpec unbiased = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["attention_bias"] = false; });
+  const ModelSpec unbiased =
+      edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["attention_bias"] = false; });
   CHECK(count_params(unbiased).total == p.total);
   // ... and its head_dim is hidden_size / heads, whatever the file says.
-  CHECK(edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["head_dim"] = 96; }).attention.head_dim == 128);
+  CHECK(edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) {
+          j["text_config"]["head_dim"] = 96;
+        }).attention.head_dim == 128);
   // The vision tower's attention_bias puts biases on the 24 fused qkv projections.
-  const ModelSpec vbias = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["vision_config"]["attention_bias"] = true; });
+  const ModelSpec vbias =
+      edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["vision_config"]["attention_bias"] = true; });
   CHECK(count_params(vbias).vision - p.vision == 24 * 3 * 1536);
   // A missing vision_config takes Glm4vVisionConfig's defaults, which are GLM-4.1V's.
   const ModelSpec bare = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j.erase("vision_config"); });
   CHECK(count_params(bare).vision == p.vision);
   CHECK_THROWS_WITH(edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["text_config"]["model_type"] = "glm4"; }),
                     Catch::Contains("text_config: model_type = \"glm4\": this wrapper's text model is glm4v_text's"));
-  CHECK_THROWS_WITH(edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["vision_config"]["spatial_merge_size"] = 0; }),
-                    Catch::Contains("vision_config: spatial_merge_size = 0: must be positive"));
+  CHECK_THROWS_WITH(
+      edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) { j["vision_config"]["spatial_merge_size"] = 0; }),
+      Catch::Contains("vision_config: spatial_merge_size = 0: must be positive"));
 }
 
 TEST_CASE("glm4v_moe: GLM-4.5V's language model is GLM-4.5-Air's, beside the GLM vision tower", "[hf_config][vision]") {
@@ -262,16 +269,18 @@ TEST_CASE("glm4v_moe: GLM-4.5V's language model is GLM-4.5-Air's, beside the GLM
   });
   CHECK(defaults.attention.q_bias);
   CHECK(p.total - count_params(defaults).total == 2 * (151552 - 151424) * 4096);
-  CHECK_THROWS_WITH(edited("glm-4.5v", [](nlohmann::json& j) { j["text_config"]["model_type"] = "glm4_moe"; }),
-                    Catch::Contains("text_config: model_type = \"glm4_moe\": this wrapper's text model is glm4v_moe_text's"));
+  CHECK_THROWS_WITH(
+      edited("glm-4.5v", [](nlohmann::json& j) { j["text_config"]["model_type"] = "glm4_moe"; }),
+      Catch::Contains("text_config: model_type = \"glm4_moe\": this wrapper's text model is glm4v_moe_text's"));
 }
 
-TEST_CASE("internvl: InternVL3-1B's Qwen2.5 language model beside InternViT-300M and the MLP projector", "[hf_config][vision]") {
+TEST_CASE("internvl: InternVL3-1B's Qwen2.5 language model beside InternViT-300M and the MLP projector",
+          "[hf_config][vision]") {
   const ModelSpec m = fixture("internvl3-1b-hf");
   const ParamCounts p = count_params(m);
   CHECK(m.family == "internvl");
   CHECK(m.extra.vision.kind == VisionKind::internvl);
-  CHECK(m.attention.q_bias);  // Qwen2's
+  CHECK(m.attention.q_bias);      // Qwen2's
   CHECK_FALSE(m.tie_embeddings);  // text_config leaves it to Qwen2Config (false); the checkpoint keeps an lm_head
   const std::int64_t d = 896, vocab = 151674;
   CHECK(p.lm_head == vocab * d);
@@ -293,26 +302,35 @@ TEST_CASE("internvl: InternVL3-1B's Qwen2.5 language model beside InternViT-300M
   const ModelSpec untyped = edited("internvl3-1b-hf", [](nlohmann::json& j) { j["text_config"].erase("model_type"); });
   CHECK(count_params(untyped).total == p.total);
   // InternViT-6B's variants: RMSNorms (h each, not 2h), q/k norms over hidden, no q/k/v biases.
-  const ModelSpec rms = edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["norm_type"] = "rms_norm"; });
+  const ModelSpec rms =
+      edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["norm_type"] = "rms_norm"; });
   CHECK(p.vision - count_params(rms).vision == 24 * 2 * h);
   const ModelSpec qk = edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["use_qk_norm"] = true; });
   CHECK(count_params(qk).vision - p.vision == 24 * 2 * h);
-  const ModelSpec nobias = edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["attention_bias"] = false; });
+  const ModelSpec nobias =
+      edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["attention_bias"] = false; });
   CHECK(p.vision - count_params(nobias).vision == 24 * 3 * h);
   // downsample_ratio 0.25: a 4 x 4 unshuffle, 16 x 1024 into the projector.
   const ModelSpec quarter = edited("internvl3-1b-hf", [](nlohmann::json& j) { j["downsample_ratio"] = 0.25; });
   CHECK(count_params(quarter).vision - p.vision == 12 * h * 2 + 12 * h * d);
-  CHECK_THROWS_WITH(edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["use_mean_pooling"] = false; }),
-                    Catch::Contains("vision_config: use_mean_pooling = false: only true (the released checkpoints') is counted"));
-  CHECK_THROWS_WITH(edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["image_size"] = {448, 224}; }),
-                    Catch::Contains("vision_config: image_size = [448,224]: must be one size or a square [height, width]"));
+  CHECK_THROWS_WITH(
+      edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["use_mean_pooling"] = false; }),
+      Catch::Contains("vision_config: use_mean_pooling = false: only true (the released checkpoints') is counted"));
+  CHECK_THROWS_WITH(
+      edited("internvl3-1b-hf",
+             [](nlohmann::json& j) {
+               j["vision_config"]["image_size"] = {448, 224};
+             }),
+      Catch::Contains("vision_config: image_size = [448,224]: must be one size or a square [height, width]"));
   CHECK_THROWS_WITH(edited("internvl3-1b-hf", [](nlohmann::json& j) { j["downsample_ratio"] = 0.3; }),
                     Catch::Contains("downsample_ratio = 0.3: must be 1 over a whole number"));
-  CHECK_THROWS_WITH(edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["norm_type"] = "batch_norm"; }),
-                    Catch::Contains("vision_config: norm_type = \"batch_norm\": must be layer_norm or rms_norm"));
+  CHECK_THROWS_WITH(
+      edited("internvl3-1b-hf", [](nlohmann::json& j) { j["vision_config"]["norm_type"] = "batch_norm"; }),
+      Catch::Contains("vision_config: norm_type = \"batch_norm\": must be layer_norm or rms_norm"));
 }
 
-TEST_CASE("smolvlm: SmolVLM2-500M's Llama language model beside the SigLIP encoder and the connector", "[hf_config][vision]") {
+TEST_CASE("smolvlm: SmolVLM2-500M's Llama language model beside the SigLIP encoder and the connector",
+          "[hf_config][vision]") {
   const ModelSpec m = fixture("smolvlm2-500m-video-instruct");
   const ParamCounts p = count_params(m);
   CHECK(m.family == "smolvlm");
@@ -340,13 +358,16 @@ TEST_CASE("smolvlm: SmolVLM2-500M's Llama language model beside the SigLIP encod
   // The top-level vocab_size is not read: the embedding is text_config's.
   const ModelSpec vocab = edited("smolvlm2-500m-video-instruct", [](nlohmann::json& j) { j["vocab_size"] = 128; });
   CHECK(count_params(vocab).total == p.total);
-  CHECK_THROWS_WITH(edited("smolvlm2-500m-video-instruct", [](nlohmann::json& j) { j["vision_config"]["model_type"] = "siglip_vision_model"; }),
-                    Catch::Contains("vision_config: model_type = \"siglip_vision_model\": only smolvlm_vision's encoder is read"));
+  CHECK_THROWS_WITH(
+      edited("smolvlm2-500m-video-instruct",
+             [](nlohmann::json& j) { j["vision_config"]["model_type"] = "siglip_vision_model"; }),
+      Catch::Contains("vision_config: model_type = \"siglip_vision_model\": only smolvlm_vision's encoder is read"));
   CHECK_THROWS_WITH(edited("smolvlm2-500m-video-instruct", [](nlohmann::json& j) { j["scale_factor"] = 0; }),
                     Catch::Contains("scale_factor = 0: must be positive"));
 }
 
-TEST_CASE("lfm2_vl: LFM2-VL-1.6B's language model is LFM2-1.2B's, its vision tower not counted", "[hf_config][vision]") {
+TEST_CASE("lfm2_vl: LFM2-VL-1.6B's language model is LFM2-1.2B's, its vision tower not counted",
+          "[hf_config][vision]") {
   const ModelSpec m = fixture("lfm2-vl-1.6b");
   const ParamCounts p = count_params(m);
   CHECK(m.family == "lfm2_vl");
@@ -363,7 +384,8 @@ TEST_CASE("lfm2_vl: LFM2-VL-1.6B's language model is LFM2-1.2B's, its vision tow
   CHECK(count_params(untied).total - p.total == 65'536 * 2048);
 }
 
-TEST_CASE("cohere2_vision and perception_lm read their text_config's family, the vision tower not counted", "[hf_config][vision]") {
+TEST_CASE("cohere2_vision and perception_lm read their text_config's family, the vision tower not counted",
+          "[hf_config][vision]") {
   // No Hub file of Command A Vision or Perception LM was found (PUBLISHED.md): each wrapper is built here
   // around a text model fixture, as the Config classes nest it.
   const auto wrap = [](const char* type) {
@@ -390,9 +412,10 @@ TEST_CASE("cohere2_vision and perception_lm read their text_config's family, the
   });
   CHECK(count_params(cohere).total == count_params(fixture("c4ai-command-r7b-12-2024")).total);
   // Command A Plus nests a cohere2_moe text model, which mhacfg does not read.
-  CHECK_THROWS_WITH(edited("c4ai-command-r7b-12-2024", [&](nlohmann::json& j) {
-                      wrap("cohere2_vision")(j);
-                      j["text_config"]["model_type"] = "cohere2_moe";
-                    }),
+  CHECK_THROWS_WITH(edited("c4ai-command-r7b-12-2024",
+                           [&](nlohmann::json& j) {
+                             wrap("cohere2_vision")(j);
+                             j["text_config"]["model_type"] = "cohere2_moe";
+                           }),
                     Catch::Contains("text_config: model_type = \"cohere2_moe\": a text model mhacfg does not read"));
 }
