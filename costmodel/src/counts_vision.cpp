@@ -154,6 +154,22 @@ std::int64_t internvl(const ModelSpec& m) {
   return add(add(stem, mul(v.layers, layer, kParams), kParams), projector, kParams);
 }
 
+// Siglip2VisionTransformer without its head (patch_embedding a biased linear, position_embedding,
+// SigLIP's layers, post_layernorm) and Lfm2VlMultiModalProjector (layer_norm with projector_use_layernorm,
+// linear_1, linear_2).
+std::int64_t lfm2_vl(const ModelSpec& m) {
+  const VisionSpec& v = m.extra.vision;
+  const std::int64_t h = v.hidden, norm = mul(2, h, kParams);
+  const std::int64_t stem = add(add(patch_weights(v, 1), h, kParams), mul(v.positions, h, kParams), kParams);
+  const std::int64_t encoder = add(add(stem, layers(v, {norm, true, false, true}), kParams), norm, kParams);
+  const std::int64_t unshuffled = mul(h, mul(v.merge, v.merge, kParams), kParams);
+  const std::int64_t projector = add(v.projector_norm ? mul(2, unshuffled, kParams) : 0,
+                                     add(linear(unshuffled, v.out_hidden, v.projector_bias),
+                                         linear(v.out_hidden, m.d_model, v.projector_bias), kParams),
+                                     kParams);
+  return add(encoder, projector, kParams);
+}
+
 }  // namespace
 
 std::int64_t vision_params(const ModelSpec& m) {
@@ -168,6 +184,7 @@ std::int64_t vision_params(const ModelSpec& m) {
   case VisionKind::qwen3_vl: return qwen(m);
   case VisionKind::glm4v: return glm4v(v);
   case VisionKind::internvl: return internvl(m);
+  case VisionKind::lfm2_vl: return lfm2_vl(m);
   }
   return 0;
 }

@@ -283,7 +283,11 @@ struct NormSpec {
 //   `attention_bias`) with RMSNorms over hidden on q and k with `qk_norm`, a biased projection, a plain
 //   biased MLP and two layer-scale vectors; the projector: a LayerNorm over the pixel-unshuffled
 //   (merge^2 x hidden) width, then -> d_model -> d_model, biased.
-enum class VisionKind { siglip, llama4, pixtral, qwen2_5_vl, qwen3_vl, glm4v, smolvlm, internvl };
+// - lfm2_vl (LFM2-VL, LFM2.5-VL: SigLIP2 NaFlex): a biased patch linear, `positions` learned position
+//   embeddings (no fixed image size), siglip's layers and final LayerNorm, no pooling head; the projector:
+//   a pixel unshuffle of merge x merge patches, a LayerNorm over that width with `projector_norm`, then
+//   -> out_hidden -> d_model, biased with `projector_bias`.
+enum class VisionKind { siglip, llama4, pixtral, qwen2_5_vl, qwen3_vl, glm4v, smolvlm, internvl, lfm2_vl };
 std::string_view to_string(VisionKind k);
 
 struct VisionSpec {
@@ -292,7 +296,7 @@ struct VisionSpec {
   std::int64_t intermediate = 0;
   std::int64_t layers = 0;
   std::int64_t channels = 0;
-  std::int64_t image_size = 0;  // 0 for the Qwen kinds (no fixed image size)
+  std::int64_t image_size = 0;  // 0 for the Qwen kinds and lfm2_vl (no fixed image size)
   std::int64_t patch_size = 0;
   bool pooling_head = false;  // siglip
   std::int64_t projector_input_dim = 0;   // llama4
@@ -300,14 +304,15 @@ struct VisionSpec {
   std::int64_t output_dim = 0;            // llama4: the projector's input width
   std::int64_t merge = 0;                 // pixtral, qwen, glm4v, smolvlm, internvl: merge x merge patches -> one token
   std::int64_t feature_layers = 0;        // pixtral: the encoder layers the projector concatenates
-  bool projector_bias = false;            // pixtral
+  bool projector_bias = false;            // pixtral, lfm2_vl
   std::int64_t temporal_patch = 0;        // qwen, glm4v: frames per patch
-  std::int64_t out_hidden = 0;            // qwen, glm4v: the merger's output width
-  std::int64_t positions = 0;             // qwen3_vl: learned position embeddings
+  std::int64_t out_hidden = 0;            // qwen, glm4v: the merger's output width; lfm2_vl: the projector's
+  std::int64_t positions = 0;             // qwen3_vl, lfm2_vl: learned position embeddings
   std::int64_t deepstack = 0;             // qwen3_vl: deepstack mergers
   bool attention_bias = false;            // glm4v, internvl: biases on q/k/v
   bool qk_norm = false;                   // internvl
   bool rms_norm = false;                  // internvl: RMSNorms in place of LayerNorms
+  bool projector_norm = false;            // lfm2_vl: a LayerNorm before the projector
 };
 
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
