@@ -1,7 +1,7 @@
 // HF import of the vision-language wrappers whose language models mhacfg reads: Mistral 3 (a Pixtral
-// encoder), Qwen2.5-VL, Qwen3-VL (dense and MoE), GLM-4.1V, GLM-4.5V, InternVL and SmolVLM, whose vision
-// encoder and projector are counted beside the language model (VisionSpec, counts_vision.cpp), as Gemma 3's
-// and Llama 4's are (hf_dense.cpp, hf_moe.cpp); and LFM2-VL, Command A Vision and Perception LM, whose
+// encoder), Qwen2.5-VL, Qwen3-VL (dense and MoE), GLM-4.1V, GLM-4.5V, InternVL, SmolVLM and LFM2-VL, whose
+// vision encoder and projector are counted beside the language model (VisionSpec, counts_vision.cpp), as
+// Gemma 3's and Llama 4's are (hf_dense.cpp, hf_moe.cpp); and Command A Vision and Perception LM, whose
 // language model is read and whose vision tower is not counted (the output's notes say so, as Gemma 3n's
 // do). Each follows its transformers Config classes and modeling code.
 #include "hf_config_families.hpp"
@@ -228,10 +228,32 @@ void parse_internvl(const JsonFields& f, ModelSpec& m) {
   vs.merge = static_cast<std::int64_t>(inverse);
 }
 
-// Lfm2VlConfig (LFM2-VL): text_config is any family mhacfg reads (lfm2 when it names none); the SigLIP2
-// NaFlex encoder and the pixel-unshuffle projector are not counted.
+// Lfm2VlConfig (LFM2-VL, LFM2.5-VL): text_config is any family mhacfg reads (lfm2 when it names none);
+// vision_config is Siglip2VisionConfig's (12 layers of 768, MLP 3072, patches of 16, 256 positions) and must
+// leave out its pooling head (vision_use_head false, as the released files state; Siglip2VisionTransformer
+// builds one otherwise); the projector takes downsample_factor (2), projector_hidden_size (2560),
+// projector_bias (true) and projector_use_layernorm (true: the LayerNorm transformers built before the key).
 void parse_lfm2_vl(const JsonFields& f, ModelSpec& m) {
-  text_model_only(f, m, "lfm2", "LFM2-VL's vision tower (vision_config: SigLIP2 NaFlex)");
+  parse_text_config(sub_config(f, "text_config"), m, "lfm2");
+  wrapper_tie(f, m);
+  const JsonFields v = sub_config(f, "vision_config");
+  require_encoder(v, "siglip2_vision_model");
+  if (v.optional_bool("vision_use_head", true))
+    throw InputError(v.name("vision_use_head"),
+                     v.present("vision_use_head") ? json_value_text(v.at("vision_use_head")) : "(missing)",
+                     "only false (the released checkpoints': no pooling head) is counted");
+  VisionSpec& vs = m.extra.vision;
+  vs.kind = VisionKind::lfm2_vl;
+  vs.hidden = int_or(v, "hidden_size", 768);
+  vs.intermediate = int_or(v, "intermediate_size", 3072);
+  vs.layers = int_or(v, "num_hidden_layers", 12);
+  vs.channels = int_or(v, "num_channels", 3);
+  vs.patch_size = int_or(v, "patch_size", 16);
+  vs.positions = int_or(v, "num_patches", 256);
+  vs.merge = int_or(f, "downsample_factor", 2);
+  vs.out_hidden = int_or(f, "projector_hidden_size", 2560);
+  vs.projector_bias = f.optional_bool("projector_bias", true);
+  vs.projector_norm = f.optional_bool("projector_use_layernorm", true);
 }
 
 // Cohere2VisionConfig (Command A Vision): text_config is any family mhacfg reads (cohere2 when it names

@@ -1,8 +1,8 @@
 // The vision-language wrappers of hf_vlm.cpp (Mistral 3, Qwen2.5-VL, Qwen3-VL dense and MoE, GLM-4.1V,
-// GLM-4.5V, InternVL, SmolVLM) on real config.json files: the language model is the total, the vision
+// GLM-4.5V, InternVL, SmolVLM, LFM2-VL) on real config.json files: the language model is the total, the vision
 // encoder and projector are counted beside it, module by module as transformers builds them, and the two
-// together are the published checkpoints'. LFM2-VL, Command A Vision and Perception LM: the language model
-// only, with a note that the vision tower is not counted.
+// together are the published checkpoints'. Command A Vision and Perception LM: the language model only, with
+// a note that the vision tower is not counted.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -366,22 +366,54 @@ TEST_CASE("smolvlm: SmolVLM2-500M's Llama language model beside the SigLIP encod
                     Catch::Contains("scale_factor = 0: must be positive"));
 }
 
-TEST_CASE("lfm2_vl: LFM2-VL-1.6B's language model is LFM2-1.2B's, its vision tower not counted",
+// Siglip2VisionTransformer without a head (patch_embedding 3 x 16 x 16 -> h biased, 256 positions, SigLIP
+// layers of LayerNorms and biased q/k/v/o, fc1 and fc2, post_layernorm) and Lfm2VlMultiModalProjector
+// (a LayerNorm over 4h with `norm`, 4h -> `projector` -> d, biased).
+std::int64_t lfm2_vl_vision(std::int64_t h, std::int64_t f, std::int64_t layers, bool norm, std::int64_t projector,
+                            std::int64_t d) {
+  const std::int64_t layer = 2 * (2 * h) + 4 * linear(h, h, true) + linear(h, f, true) + linear(f, h, true);
+  const std::int64_t encoder = linear(3 * 16 * 16, h, true) + 256 * h + layers * layer + 2 * h;
+  return encoder + (norm ? 2 * 4 * h : 0) + linear(4 * h, projector, true) + linear(projector, d, true);
+}
+
+TEST_CASE("lfm2_vl: LFM2's language models beside the SigLIP2 NaFlex encoder and the projector",
           "[hf_config][vision]") {
-  const ModelSpec m = fixture("lfm2-vl-1.6b");
+  const ModelSpec m = fixture("lfm2.5-vl-450m");
   const ParamCounts p = count_params(m);
   CHECK(m.family == "lfm2_vl");
-  CHECK(m.tie_embeddings);  // Lfm2Config's default
-  // LFM2-1.2B's published count (PUBLISHED.md), the same shapes.
-  CHECK(p.total == 1'170'340'608);
-  CHECK(p.total == count_params(fixture("lfm2-1.2b")).total);
-  CHECK(p.vision == 0);
-  CHECK(noted(m, "vision tower not counted"));
-  // transformers' auto mapping names the type lfm2_vl; the released files say lfm2-vl.
+  CHECK(m.extra.vision.kind == VisionKind::lfm2_vl);
+  CHECK(m.tie_embeddings);
+  // LFM2.5-VL-450M: LFM2-350M's language model (its published count, PUBLISHED.md), SigLIP2 base without the
+  // projector's LayerNorm; the Hub's total of the checkpoint.
+  CHECK(p.total == 354'483'968);
+  CHECK(p.total == count_params(fixture("lfm2-350m")).total);
+  CHECK(p.vision == lfm2_vl_vision(768, 3072, 12, false, 2048, 1024));
+  CHECK(p.total + p.vision == 448'718'848);
+  // Without projector_use_layernorm, the LayerNorm transformers always built before the key.
+  const ModelSpec normed = edited("lfm2.5-vl-450m", [](nlohmann::json& j) { j.erase("projector_use_layernorm"); });
+  CHECK(count_params(normed).vision - p.vision == 2 * 4 * 768);
+  CHECK_THROWS_WITH(edited("lfm2.5-vl-450m", [](nlohmann::json& j) { j["vision_config"]["vision_use_head"] = true; }),
+                    Catch::Contains("vision_config: vision_use_head = true: only false (the released checkpoints': no "
+                                    "pooling head) is counted"));
+  CHECK_THROWS_WITH(edited("lfm2.5-vl-450m", [](nlohmann::json& j) { j["vision_config"].erase("vision_use_head"); }),
+                    Catch::Contains("vision_config: vision_use_head = (missing): only false"));
+  CHECK_THROWS_WITH(edited("lfm2.5-vl-450m", [](nlohmann::json& j) { j["downsample_factor"] = 0; }),
+                    Catch::Contains("downsample_factor = 0: must be positive"));
+
+  // LFM2-VL-1.6B: LFM2-1.2B's language model (its published count); its tower (SigLIP2 so400m, 27 layers
+  // of 1152, the projector's LayerNorm by default) is counted by the same module list, with no published
+  // total of the checkpoint to check it against (PUBLISHED.md).
+  const ModelSpec big = fixture("lfm2-vl-1.6b");
+  const ParamCounts q = count_params(big);
+  CHECK(q.total == 1'170'340'608);
+  CHECK(q.total == count_params(fixture("lfm2-1.2b")).total);
+  CHECK(q.vision == lfm2_vl_vision(1152, 4304, 27, true, 2560, 2048));
+  // transformers' auto mapping names the type lfm2_vl; LFM2-VL's released files say lfm2-vl.
+  CHECK(big.family == "lfm2_vl");
   const ModelSpec renamed = edited("lfm2-vl-1.6b", [](nlohmann::json& j) { j["model_type"] = "lfm2_vl"; });
-  CHECK(count_params(renamed).total == p.total);
+  CHECK(count_params(renamed).total == q.total);
   const ModelSpec untied = edited("lfm2-vl-1.6b", [](nlohmann::json& j) { j["tie_word_embeddings"] = false; });
-  CHECK(count_params(untied).total - p.total == 65'536 * 2048);
+  CHECK(count_params(untied).total - q.total == 65'536 * 2048);
 }
 
 TEST_CASE("cohere2_vision and perception_lm read their text_config's family, the vision tower not counted",
