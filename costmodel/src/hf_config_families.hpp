@@ -175,7 +175,8 @@ void parse_mistral3(const JsonFields& f, ModelSpec& m);
 void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
-// The wrappers read for their language model only (their vision towers are not counted, with a note).
+// GLM-4.1V/4.5V (and their language models), InternVL, LFM2-VL, SmolVLM, whose towers are counted; Command A
+// Vision and Perception LM, read for their language model (a note says the tower is not counted).
 void parse_glm4v_text(const JsonFields& f, ModelSpec& m);
 void parse_glm4v_moe_text(const JsonFields& f, ModelSpec& m);
 void parse_glm4v(const JsonFields& f, ModelSpec& m);
