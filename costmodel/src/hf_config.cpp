@@ -230,6 +230,16 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"qwen2_5_vl", parse_qwen2_5_vl},
       {"qwen3_vl", parse_qwen3_vl},
       {"qwen3_vl_moe", parse_qwen3_vl_moe},
+      {"glm4v_text", parse_glm4v_text},
+      {"glm4v", parse_glm4v},
+      {"glm4v_moe_text", parse_glm4v_moe_text},
+      {"glm4v_moe", parse_glm4v_moe},
+      {"internvl", parse_internvl},
+      {"lfm2_vl", parse_lfm2_vl},
+      {"lfm2-vl", parse_lfm2_vl},  // Lfm2VlConfig.model_type, which the released files carry
+      {"cohere2_vision", parse_cohere2_vision},
+      {"smolvlm", parse_smolvlm},
+      {"perception_lm", parse_perception_lm},
       {"afmoe", parse_afmoe},
       {"qwen3_5", parse_qwen3_5},
       {"qwen3_5_text", parse_qwen3_5_text},
@@ -370,7 +380,7 @@ ModelSpec spec_from_hf_config(const nlohmann::json& config, const std::string& w
     throw InputError(f.name("model_type"), json_value_text(f.at("model_type")), unsupported_type_reason(f, type));
   ModelSpec m;
   m.name = where;
-  m.family = type == "RefinedWeb" || type == "RefinedWebModel" ? "falcon" : type;
+  m.family = type == "RefinedWeb" || type == "RefinedWebModel" ? "falcon" : type == "lfm2-vl" ? "lfm2_vl" : type;
   it->second(f, m);
   if (m.attention.variant != AttentionVariant::mla) set_variant_from_heads(m);
   try {

@@ -176,6 +176,17 @@ void parse_mistral3(const JsonFields& f, ModelSpec& m);
 void parse_qwen2_5_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl(const JsonFields& f, ModelSpec& m);
 void parse_qwen3_vl_moe(const JsonFields& f, ModelSpec& m);
+// GLM-4.1V/4.5V (and their language models), InternVL, LFM2-VL, SmolVLM, whose towers are counted; Command A
+// Vision and Perception LM, read for their language model (a note says the tower is not counted).
+void parse_glm4v_text(const JsonFields& f, ModelSpec& m);
+void parse_glm4v_moe_text(const JsonFields& f, ModelSpec& m);
+void parse_glm4v(const JsonFields& f, ModelSpec& m);
+void parse_glm4v_moe(const JsonFields& f, ModelSpec& m);
+void parse_internvl(const JsonFields& f, ModelSpec& m);
+void parse_lfm2_vl(const JsonFields& f, ModelSpec& m);
+void parse_cohere2_vision(const JsonFields& f, ModelSpec& m);
+void parse_smolvlm(const JsonFields& f, ModelSpec& m);
+void parse_perception_lm(const JsonFields& f, ModelSpec& m);
 void parse_afmoe(const JsonFields& f, ModelSpec& m);  // hf_afmoe.cpp
 // hf_dense_2025.cpp
 void parse_vaultgemma(const JsonFields& f, ModelSpec& m);

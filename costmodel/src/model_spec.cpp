@@ -34,6 +34,10 @@ std::string_view to_string(VisionKind k) {
   case VisionKind::pixtral: return "pixtral";
   case VisionKind::qwen2_5_vl: return "qwen2_5_vl";
   case VisionKind::qwen3_vl: return "qwen3_vl";
+  case VisionKind::glm4v: return "glm4v";
+  case VisionKind::smolvlm: return "smolvlm";
+  case VisionKind::internvl: return "internvl";
+  case VisionKind::lfm2_vl: return "lfm2_vl";
   }
   return "siglip";
 }
@@ -268,17 +272,27 @@ void validate_vision(const VisionSpec& v) {
   require_positive(v.layers, "vision_config.num_hidden_layers");
   require_positive(v.channels, "vision_config.num_channels");
   const bool qwen = v.kind == VisionKind::qwen2_5_vl || v.kind == VisionKind::qwen3_vl;
-  if (!qwen) require_positive(v.image_size, "vision_config.image_size");  // the Qwen kinds have none
+  const bool lfm2 = v.kind == VisionKind::lfm2_vl;
+  if (!qwen && !lfm2) require_positive(v.image_size, "vision_config.image_size");  // Qwen's, LFM2-VL's have none
   require_positive(v.patch_size, "vision_config.patch_size");
   if (v.kind == VisionKind::llama4) {
     require_positive(v.projector_input_dim, "vision_config.projector_input_dim");
     require_positive(v.projector_output_dim, "vision_config.projector_output_dim");
     require_positive(v.output_dim, "vision_config.vision_output_dim");
   }
-  if (v.kind == VisionKind::pixtral || qwen)  // Mistral 3 names it at the top level, Qwen in vision_config
-    require_positive(v.merge, qwen ? "vision_config.spatial_merge_size" : "spatial_merge_size");
+  const bool glm = v.kind == VisionKind::glm4v;
+  // Mistral 3 names it at the top level, Qwen and GLM in vision_config.
+  if (v.kind == VisionKind::pixtral || qwen || glm)
+    require_positive(v.merge, qwen || glm ? "vision_config.spatial_merge_size" : "spatial_merge_size");
+  if (v.kind == VisionKind::smolvlm) require_positive(v.merge, "scale_factor");
+  if (v.kind == VisionKind::internvl) require_positive(v.merge, "downsample_ratio");
+  if (lfm2) {
+    require_positive(v.positions, "vision_config.num_patches");
+    require_positive(v.merge, "downsample_factor");
+    require_positive(v.out_hidden, "projector_hidden_size");
+  }
   if (v.kind == VisionKind::pixtral) require_positive(v.feature_layers, "vision_feature_layer");
-  if (qwen) {
+  if (qwen || glm) {
     require_positive(v.temporal_patch, "vision_config.temporal_patch_size");
     require_positive(v.out_hidden, "vision_config.out_hidden_size");
   }
@@ -286,7 +300,7 @@ void validate_vision(const VisionSpec& v) {
     require_positive(v.positions, "vision_config.num_position_embeddings");
     require_non_negative(v.deepstack, "vision_config.deepstack_visual_indexes");
   }
-  if (!qwen && v.patch_size > v.image_size)
+  if (!qwen && !lfm2 && v.patch_size > v.image_size)
     throw InputError("vision_config.patch_size", std::to_string(v.patch_size),
                      "must not exceed image_size = " + std::to_string(v.image_size));
 }

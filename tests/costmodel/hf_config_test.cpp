@@ -234,7 +234,8 @@ TEST_CASE("a refused model_type names the closest supported types and what the n
                                        "its keys also read as qwen3_vl_moe's, but mhacfg does not assume qwen3_vl_moe's "
                                        "layers;"));
   CHECK_THAT(err(nlohmann::json{{"model_type", "glm4_moe_lite_v2"}, {"hidden_size", 2048}}),
-             Catch::Contains("(closest supported: glm4_moe_lite, glm4_moe, glm_moe_dsa; its keys also read as glm4_moe_lite's"));
+             Catch::Contains(
+                 "(closest supported: glm4_moe_lite, glm4_moe, glm4v_moe_text; its keys also read as glm4_moe_lite's"));
   // A file without the nearest family's keys is told the first one it lacks.
   CHECK_THAT(err(nlohmann::json{{"model_type", "llama5"}}),
              Catch::Contains("read as llama it would need hidden_size = (missing): required key is missing;"));

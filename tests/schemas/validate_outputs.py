@@ -63,6 +63,11 @@ for args in (["--model", "llama-3-8b"], ["--model", "deepseek-v3", "--target", "
              ["--hf-config", str(hf / "mistral-small-3.1-24b-instruct-2503.json")],
              ["--hf-config", str(hf / "qwen2.5-vl-7b-instruct.json")],
              ["--hf-config", str(hf / "qwen3-vl-30b-a3b-instruct.json"), "--tp", "2"],
+             # The GLM-V, SmolVLM, InternVL and LFM2-VL towers.
+             ["--hf-config", str(hf / "glm-4.5v.json"), "--tp", "8"],
+             ["--hf-config", str(hf / "smolvlm2-500m-video-instruct.json")],
+             ["--hf-config", str(hf / "internvl3-1b-hf.json")],
+             ["--hf-config", str(hf / "lfm2.5-vl-450m.json")],
              ["--hf-config", str(hf / "olmo-2-0325-32b.json")],
              ["--hf-config", str(hf / "qwen3-next-80b-a3b-instruct.json"), "--context", "65536", "--tp", "2",
               "--target", "h200-sxm-cudnn", "--state-dtype", "fp32"],

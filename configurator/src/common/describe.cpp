@@ -140,21 +140,37 @@ nlohmann::json vision_json(const VisionSpec& v) {
   nlohmann::json vj = {{"kind", std::string(to_string(v.kind))}, {"hidden_size", v.hidden}, {"intermediate_size", v.intermediate},
                        {"layers", v.layers}, {"num_channels", v.channels}, {"patch_size", v.patch_size}};
   const bool qwen = v.kind == VisionKind::qwen2_5_vl || v.kind == VisionKind::qwen3_vl;
-  if (!qwen) vj["image_size"] = v.image_size;
+  if (!qwen && v.kind != VisionKind::lfm2_vl) vj["image_size"] = v.image_size;
   if (v.kind == VisionKind::siglip) vj["pooling_head"] = v.pooling_head;
   if (v.kind == VisionKind::llama4) {
     vj["projector_input_dim"] = v.projector_input_dim;
     vj["projector_output_dim"] = v.projector_output_dim;
     vj["vision_output_dim"] = v.output_dim;
   }
-  if (v.kind == VisionKind::pixtral || qwen) vj["spatial_merge_size"] = v.merge;
+  const bool glm = v.kind == VisionKind::glm4v;
+  if (v.kind == VisionKind::pixtral || qwen || glm) vj["spatial_merge_size"] = v.merge;
   if (v.kind == VisionKind::pixtral) {
     vj["projector_feature_layers"] = v.feature_layers;
     vj["projector_bias"] = v.projector_bias;
   }
-  if (qwen) {
+  if (qwen || glm) {
     vj["temporal_patch_size"] = v.temporal_patch;
     vj["out_hidden_size"] = v.out_hidden;
+  }
+  if (glm) vj["attention_bias"] = v.attention_bias;
+  if (v.kind == VisionKind::smolvlm) vj["scale_factor"] = v.merge;
+  if (v.kind == VisionKind::lfm2_vl) {
+    vj["num_patches"] = v.positions;
+    vj["downsample_factor"] = v.merge;
+    vj["projector_hidden_size"] = v.out_hidden;
+    vj["projector_bias"] = v.projector_bias;
+    vj["projector_layernorm"] = v.projector_norm;
+  }
+  if (v.kind == VisionKind::internvl) {
+    vj["pixel_shuffle"] = v.merge;
+    vj["attention_bias"] = v.attention_bias;
+    vj["qk_norm"] = v.qk_norm;
+    vj["rms_norm"] = v.rms_norm;
   }
   if (v.kind == VisionKind::qwen3_vl) {
     vj["num_position_embeddings"] = v.positions;

@@ -19,8 +19,13 @@ namespace {
 // The repository each preset's config.json is (tests/fixtures/hf/PUBLISHED.md gives each file's source
 // and its published parameter count). A preset without a row here fails an
 // invariant check.
-constexpr std::array<std::pair<const char*, const char*>, 106> kSources = {{
+constexpr std::array<std::pair<const char*, const char*>, 112> kSources = {{
     {"apertus-8b-2509", "swiss-ai/Apertus-8B-2509"},
+    {"glm-4.1v-9b-thinking", "zai-org/GLM-4.1V-9B-Thinking"},
+    {"glm-4.5v", "zai-org/GLM-4.5V"},
+    {"internvl3-1b-hf", "OpenGVLab/InternVL3-1B-hf"},
+    {"lfm2-vl-1.6b", "LiquidAI/LFM2-VL-1.6B"},
+    {"lfm2.5-vl-450m", "LiquidAI/LFM2.5-VL-450M"},
     {"llama-3.3-nemotron-super-49b-v1", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"},
     {"llama-3.1-nemotron-ultra-253b-v1", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1"},
     {"glm-4.7-flash", "zai-org/GLM-4.7-Flash"},
@@ -115,6 +120,7 @@ constexpr std::array<std::pair<const char*, const char*>, 106> kSources = {{
     {"qwen3.5-35b-a3b", "Qwen/Qwen3.5-35B-A3B"},
     {"seed-oss-36b-instruct", "ByteDance-Seed/Seed-OSS-36B-Instruct"},
     {"smollm3-3b", "HuggingFaceTB/SmolLM3-3B"},
+    {"smolvlm2-500m-video-instruct", "HuggingFaceTB/SmolVLM2-500M-Video-Instruct"},
     {"starcoder2-15b", "bigcode/starcoder2-15b"},
     {"starcoder2-3b", "bigcode/starcoder2-3b"},
     {"trinity-nano-preview", "arcee-ai/Trinity-Nano-Preview"},

@@ -286,7 +286,23 @@ struct NormSpec {
 // - qwen3_vl (Qwen3-VL): LayerNorms, the fused qkv and proj, a plain MLP with biases, the Conv3d with a
 //   bias, `positions` learned position embeddings; the merger with a LayerNorm over hidden, and
 //   `deepstack` more mergers whose LayerNorm is over the merged (merge^2 x hidden) width.
-enum class VisionKind { siglip, llama4, pixtral, qwen2_5_vl, qwen3_vl };
+// - glm4v (GLM-4.1V, GLM-4.5V): a Conv3d patch embedding with a bias and its RMSNorm, (image_size /
+//   patch_size)^2 learned position embeddings, RMSNorm blocks with a fused qkv (biases with
+//   `attention_bias`), a proj and a gated MLP out_hidden wide, none biased; a final RMSNorm, a Conv2d
+//   (merge x merge, biased) from hidden to out_hidden, and the merger: a proj (out_hidden^2), a LayerNorm
+//   and a gated MLP `intermediate` wide, without biases.
+// - smolvlm (SmolVLM, SmolVLM2): siglip's encoder without a pooling head; the connector: a pixel shuffle of
+//   merge x merge patches (scale_factor), then one (merge^2 x hidden) -> d_model linear without a bias.
+// - internvl (InternVL's InternViT, -hf layout): a class token, a biased patch Conv2d, (image / patch)^2 + 1
+//   learned positions; layers of two norms (LayerNorm, or RMSNorm with `rms_norm`), q/k/v (biases with
+//   `attention_bias`) with RMSNorms over hidden on q and k with `qk_norm`, a biased projection, a plain
+//   biased MLP and two layer-scale vectors; the projector: a LayerNorm over the pixel-unshuffled
+//   (merge^2 x hidden) width, then -> d_model -> d_model, biased.
+// - lfm2_vl (LFM2-VL, LFM2.5-VL: SigLIP2 NaFlex): a biased patch linear, `positions` learned position
+//   embeddings (no fixed image size), siglip's layers and final LayerNorm, no pooling head; the projector:
+//   a pixel unshuffle of merge x merge patches, a LayerNorm over that width with `projector_norm`, then
+//   -> out_hidden -> d_model, biased with `projector_bias`.
+enum class VisionKind { siglip, llama4, pixtral, qwen2_5_vl, qwen3_vl, glm4v, smolvlm, internvl, lfm2_vl };
 std::string_view to_string(VisionKind k);
 
 struct VisionSpec {
@@ -295,19 +311,23 @@ struct VisionSpec {
   std::int64_t intermediate = 0;
   std::int64_t layers = 0;
   std::int64_t channels = 0;
-  std::int64_t image_size = 0;  // 0 for the Qwen kinds (no fixed image size)
+  std::int64_t image_size = 0;  // 0 for the Qwen kinds and lfm2_vl (no fixed image size)
   std::int64_t patch_size = 0;
   bool pooling_head = false;  // siglip
   std::int64_t projector_input_dim = 0;   // llama4
   std::int64_t projector_output_dim = 0;  // llama4
   std::int64_t output_dim = 0;            // llama4: the projector's input width
-  std::int64_t merge = 0;                 // pixtral, qwen: merge x merge patches become one token
+  std::int64_t merge = 0;                 // pixtral, qwen, glm4v, smolvlm, internvl: merge x merge patches -> one token
   std::int64_t feature_layers = 0;        // pixtral: the encoder layers the projector concatenates
-  bool projector_bias = false;            // pixtral
-  std::int64_t temporal_patch = 0;        // qwen: frames per patch
-  std::int64_t out_hidden = 0;            // qwen: the merger's output width
-  std::int64_t positions = 0;             // qwen3_vl: learned position embeddings
+  bool projector_bias = false;            // pixtral, lfm2_vl
+  std::int64_t temporal_patch = 0;        // qwen, glm4v: frames per patch
+  std::int64_t out_hidden = 0;            // qwen, glm4v: the merger's output width; lfm2_vl: the projector's
+  std::int64_t positions = 0;             // qwen3_vl, lfm2_vl: learned position embeddings
   std::int64_t deepstack = 0;             // qwen3_vl: deepstack mergers
+  bool attention_bias = false;            // glm4v, internvl: biases on q/k/v
+  bool qk_norm = false;                   // internvl
+  bool rms_norm = false;                  // internvl: RMSNorms in place of LayerNorms
+  bool projector_norm = false;            // lfm2_vl: a LayerNorm before the projector
 };
 
 // Modules that ship with a checkpoint but are not part of the main model (reported separately).
