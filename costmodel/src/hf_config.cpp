@@ -234,6 +234,7 @@ const std::vector<std::pair<std::string, Parser>>& parsers() {
       {"glm4v", parse_glm4v},
       {"glm4v_moe_text", parse_glm4v_moe_text},
       {"glm4v_moe", parse_glm4v_moe},
+      {"glm46v", parse_glm46v},
       {"internvl", parse_internvl},
       {"lfm2_vl", parse_lfm2_vl},
       {"lfm2-vl", parse_lfm2_vl},  // Lfm2VlConfig.model_type, which the released files carry

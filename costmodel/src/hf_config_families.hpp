@@ -182,6 +182,7 @@ void parse_glm4v_text(const JsonFields& f, ModelSpec& m);
 void parse_glm4v_moe_text(const JsonFields& f, ModelSpec& m);
 void parse_glm4v(const JsonFields& f, ModelSpec& m);
 void parse_glm4v_moe(const JsonFields& f, ModelSpec& m);
+void parse_glm46v(const JsonFields& f, ModelSpec& m);
 void parse_internvl(const JsonFields& f, ModelSpec& m);
 void parse_lfm2_vl(const JsonFields& f, ModelSpec& m);
 void parse_cohere2_vision(const JsonFields& f, ModelSpec& m);

@@ -178,6 +178,20 @@ void parse_glm4v_moe(const JsonFields& f, ModelSpec& m) {
   glm4v_vision(f, m);
 }
 
+// Glm46VConfig (GLM-4.6V, transformers' modular_glm46v.py): Glm4vForConditionalGeneration's layout with
+// both sub-configs built from their own model_type (AutoConfig): text_config is the family it names
+// (glm4v_text when it names none), vision_config GLM-4.1V's encoder (glm4v_vision by default; the same keys
+// and defaults under GLM-4.5V's spelling glm4v_moe_vision and the published GLM-4.1V files' "glm4v");
+// tie_word_embeddings false unless the file says so.
+void parse_glm46v(const JsonFields& f, ModelSpec& m) {
+  parse_text_config(sub_config(f, "text_config"), m, "glm4v_text");
+  m.tie_embeddings = f.optional_bool("tie_word_embeddings", false);
+  const JsonFields v = sub_config(f, "vision_config");
+  const auto encoder = v.optional_string("model_type");
+  if (encoder && *encoder != "glm4v_moe_vision" && *encoder != "glm4v") require_encoder(v, "glm4v_vision");
+  glm4v_vision(f, m);
+}
+
 // An image or patch size: one integer, or InternVLVisionConfig's [height, width], which must be square.
 std::int64_t square_size(const JsonFields& v, const char* key, std::int64_t fallback) {
   if (!v.present(key) || !v.at(key).is_array()) return int_or(v, key, fallback);

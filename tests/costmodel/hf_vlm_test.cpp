@@ -274,6 +274,44 @@ TEST_CASE("glm4v_moe: GLM-4.5V's language model is GLM-4.5-Air's, beside the GLM
       Catch::Contains("text_config: model_type = \"glm4_moe\": this wrapper's text model is glm4v_moe_text's"));
 }
 
+TEST_CASE("glm46v: GLM-4.6V's wrapper reads the text model its text_config names, beside the GLM tower",
+          "[hf_config][vision]") {
+  // Glm46VConfig builds both sub-configs from their model_type (AutoConfig) around
+  // Glm4vForConditionalGeneration: GLM-4.1V's and GLM-4.5V's files under this wrapper count the same.
+  const auto as_glm46v = [](const char* name, const char* text_type) {
+    return edited(name, [&](nlohmann::json& j) {
+      j["model_type"] = "glm46v";
+      j["text_config"]["model_type"] = text_type;
+      j["vision_config"]["model_type"] = "glm4v_vision";
+    });
+  };
+  const ModelSpec dense = as_glm46v("glm-4.1v-9b-thinking", "glm4v_text");
+  const ParamCounts p = count_params(dense), glm4v = count_params(fixture("glm-4.1v-9b-thinking"));
+  CHECK(dense.family == "glm46v");
+  CHECK(dense.extra.vision.kind == VisionKind::glm4v);
+  CHECK(p.total == glm4v.total);
+  CHECK(p.vision == glm4v.vision);
+  const ParamCounts moe = count_params(as_glm46v("glm-4.5v", "glm4v_moe_text"));
+  const ParamCounts glm4v_moe = count_params(fixture("glm-4.5v"));
+  CHECK(moe.total == glm4v_moe.total);
+  CHECK(moe.active == glm4v_moe.active);
+  CHECK(moe.vision == glm4v_moe.vision);
+  // No text model_type: Glm46VConfig builds glm4v_text; the head is untied unless the file ties it.
+  const ModelSpec bare = edited("glm-4.1v-9b-thinking", [](nlohmann::json& j) {
+    j["model_type"] = "glm46v";
+    j["text_config"].erase("model_type");
+    j.erase("tie_word_embeddings");
+  });
+  CHECK(count_params(bare).total == p.total);
+  CHECK_FALSE(bare.tie_embeddings);
+  CHECK_THROWS_WITH(edited("glm-4.1v-9b-thinking",
+                           [](nlohmann::json& j) {
+                             j["model_type"] = "glm46v";
+                             j["vision_config"]["model_type"] = "siglip_vision_model";
+                           }),
+                    Catch::Contains("vision_config: model_type = \"siglip_vision_model\": only glm4v_vision's encoder"));
+}
+
 TEST_CASE("internvl: InternVL3-1B's Qwen2.5 language model beside InternViT-300M and the MLP projector",
           "[hf_config][vision]") {
   const ModelSpec m = fixture("internvl3-1b-hf");
