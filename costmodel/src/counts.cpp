@@ -410,11 +410,12 @@ static KvCacheCounts count_kv_cache(const ModelSpec& m, const Workload& w, const
     const std::int64_t per_gpu = dtype_bytes(w.state_dtype, linear_attention_state_elements_per_gpu(m, w.tp), kKv);
     kv.bytes_per_gpu = add(kv.bytes_per_gpu, mul(w.batch, per_gpu, linear_layer_count(m), kKv), kKv);
   }
-  // Attention data parallel: each of the tp ranks holds its own requests' cache, every head of it.
+  // Attention data parallel: each of the tp ranks holds its own requests' cache, every head of it, and
+  // a sequence lives on one rank: the fullest holds ceil(batch / tp) whole sequences.
   if (w.dp_attention && w.tp > 1) {
     kv.kv_heads_per_gpu = is_mla(m) ? 1 : a.num_kv_heads;  // the model's; a layer's own KV heads likewise whole
     kv.replication = 1;
-    kv.bytes_per_gpu = (kv.bytes_total + w.tp - 1) / w.tp;
+    kv.bytes_per_gpu = w.batch > 0 ? mul(kv.bytes_total / w.batch, (w.batch + w.tp - 1) / w.tp, kKv) : 0;
   }
   if (w.pp > 1) kv.bytes_per_gpu = (kv.bytes_per_gpu + w.pp - 1) / w.pp;  // each stage caches its layers
   return kv;

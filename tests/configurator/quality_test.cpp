@@ -65,7 +65,7 @@ TEST_CASE("released designs of common practice rate at most low and name a prece
     const ModelSpec m = load_hf_config(std::string(MHACFG_FIXTURES_DIR) + "/hf/" + file);
     const QualityRisk q = assess_quality(m);
     if (inside_envelope(m)) CHECK(q.level <= RiskLevel::low);
-    else CHECK(q.reason.find("below the least") != std::string::npos);
+    else CHECK(q.reason.find("below common practice") != std::string::npos);
   }
   // Outliers are few: most released designs are common practice at their scale.
   std::size_t fixtures = 0, outside = 0;

@@ -106,17 +106,17 @@ TEST_CASE("the recommendation panel: sixteen planning situations", "[recommend][
     const nlohmann::json j = nlohmann::json::parse(r.out);
     const auto& cands = j["candidates"];
     REQUIRE(cands.size() >= 3);
-    // No two ranked designs whose scores lie within the tolerance of each other at different ranks.
+    // Each rank holds the best design not yet ranked and exactly the designs within the tolerance of it.
     const double tol = j["search"]["tie_tolerance"].get<double>();
-    for (std::size_t a = 0; a < cands.size(); ++a)
-      for (std::size_t b = a + 1; b < cands.size(); ++b) {
-        const double sa = cands[a]["score"].get<double>(), sb = cands[b]["score"].get<double>();
-        const double lo = std::min(sa, sb), hi = std::max(sa, sb);
-        if (hi <= lo * (1 + tol)) {
-          INFO(cands[a]["design"].get<std::string>() << " and " << cands[b]["design"].get<std::string>());
-          CHECK(cands[a]["rank"] == cands[b]["rank"]);
-        }
+    for (std::size_t a = 0; a < cands.size(); ++a) {
+      if (a > 0 && cands[a - 1]["rank"] == cands[a]["rank"]) continue;
+      double best = cands[a]["score"].get<double>();
+      for (std::size_t b = a; b < cands.size(); ++b) best = std::min(best, cands[b]["score"].get<double>());
+      for (std::size_t b = a; b < cands.size(); ++b) {
+        INFO(cands[a]["design"].get<std::string>() << " and " << cands[b]["design"].get<std::string>());
+        CHECK((cands[b]["rank"] == cands[a]["rank"]) == (cands[b]["score"].get<double>() <= best * (1 + tol)));
       }
+    }
     // Ranks never decrease down the list; every named design has a nearest shipped precedent.
     for (std::size_t i = 1; i < cands.size(); ++i) CHECK(cands[i - 1]["rank"].get<std::int64_t>() <= cands[i]["rank"].get<std::int64_t>());
     all += summarise(s, j) + "\n";
@@ -157,5 +157,8 @@ TEST_CASE("released designs under their own constraints: top tier, or what beats
     CHECK(why.find(" tokens/s per GPU, ") != std::string::npos);
     CHECK(why.find(", risk ") != std::string::npos);
   }
-  CHECK(top >= 3);  // llama-3-70b, qwen2.5-7b and mixtral at the time of writing: a floor, not a target
+  // llama-3-70b and llama-3.2-1b at the time of writing: a floor, not a target. (With tiers chained from
+  // neighbour to neighbour, qwen2.5-7b and mixtral were in the top tier beside designs serving 30 % and
+  // 116 % more tokens/s per GPU.)
+  CHECK(top >= 2);
 }

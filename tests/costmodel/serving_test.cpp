@@ -241,7 +241,10 @@ TEST_CASE("parallelism: expert, attention-data and pipeline parallel memory per 
   w.dp_attention = true;
   const KvCacheCounts dp_kv = count_kv_cache(v3, w);
   CHECK(tp_kv.bytes_per_gpu == tp_kv.bytes_total);
-  CHECK(dp_kv.bytes_per_gpu == (dp_kv.bytes_total + 7) / 8);
+  CHECK(dp_kv.bytes_per_gpu == dp_kv.bytes_total / 8);
+  // A sequence lives on one rank: 61 sequences over 8 ranks leave 8 on the fullest.
+  const KvCacheCounts dp61 = count_kv_cache(v3, w.with_batch(61));
+  CHECK(dp61.bytes_per_gpu == dp61.bytes_total / 61 * 8);
   CHECK(served_weight_bytes_per_gpu(pc, w) > tp8);  // the attention held whole on every GPU
 }
 

@@ -120,7 +120,9 @@ Table kv_table(const ModelSpec& m, const Workload& w, const KvCacheCounts& kv, b
   if (w.tp > 1)
     row(kvt, "bytes per GPU", kv.bytes_per_gpu, fmt_bytes(double(kv.bytes_per_gpu)),
         std::to_string(kv.kv_heads_per_gpu) + " KV head(s) per GPU, " +
-            (kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs" : "split") +
+            (w.dp_attention ? "whole: attention data parallel, each GPU caches ceil(batch / tp) sequences"
+             : kv.replication > 1 ? "each replicated on " + std::to_string(kv.replication) + " GPUs"
+                                  : "split") +
             (layer_kv_heads_text(m).empty() ? "" : " (the model's; each layer's own KV heads split or replicated alike)"));
   return kvt;
 

@@ -1,5 +1,7 @@
 #include "mhacfg/configurator/report/recommend_report.hpp"
 
+#include <algorithm>
+
 #include "mhacfg/configurator/report/analyze.hpp"
 #include "mhacfg/configurator/search/design.hpp"
 
@@ -212,8 +214,9 @@ Table ranked_table(const Recommendation& r, Table& csv) {
   const RecommendOptions& o = r.options;
   Table t;
   t.title = "Ranked designs (" + std::to_string(r.designs) + " designs, " + std::to_string(r.feasible) + " feasible candidates of " +
-            std::to_string(r.evaluated) + " evaluated; '=' marks designs tied within " + fmt_fixed(r.tie_tolerance * 100, 1) +
-            " %; per GPU, served by " + o.engine.name + ")";
+            std::to_string(r.evaluated) + " evaluated" +
+            (r.feasible > 0 ? "; '=' marks designs tied within " + fmt_fixed(r.tie_tolerance * 100, 1) + " %" : "") +
+            "; per GPU, served by " + o.engine.name + ")";
   t.columns = {"rank", "design", "head_dim", "KV/token", "KV/seq/GPU", "batch", "tok/s/GPU", "TTFT", "TPOT b=1", "params", "risk"};
   t.right_align = {true, false, true, true, true, true, true, true, true, true, false};
   csv.columns = {"rank", "tied", "variant", "num_q_heads", "num_kv_heads", "head_dim", "v_head_dim", "kv_lora_rank",
@@ -305,13 +308,18 @@ void add_notes(Report& rep, const Recommendation& r) {
                         "(a wider wq_b).");
   rep.notes.push_back("Memory counts weights and KV cache in " + fmt_fixed(o.memory_fraction * 100, 0) +
                       " % of device memory; activations and runtime buffers use the rest.");
+  if (std::any_of(r.ranked.begin(), r.ranked.end(), [](const Candidate& c) { return c.workload.dp_attention && c.workload.tp > 1; }))
+    rep.notes.push_back("Served attention data parallel (MLA under tp > 1): a sequence's cache is held whole by the one GPU "
+                        "that serves it; KV/seq/GPU is its share of each GPU (1/" + std::to_string(o.workload.tp) +
+                        " of it), and the batch counts whole sequences per GPU.");
   rep.notes.push_back("Objective " + std::string(to_string(o.objective)) + ", per GPU as " + o.engine.name +
                       " serves each design (docs/commands.md, recommend): throughput = output tokens/s per GPU at the largest batch "
                       "memory, the engine and the SLOs allow (continuous batching, each step carrying the prefills of the requests "
                       "that join it); latency = TTFT of one " + std::to_string(o.workload.context) + "-token prompt + " +
                       std::to_string(o.output_len - 1) + " x TPOT; memory = KV per sequence per GPU; balanced = the geometric mean "
                       "of throughput and latency relative to the best; goodput = throughput within --ttft-ms/--tpot-ms. " +
-                      "Designs within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of each other share a rank (" + r.tie_basis + ").");
+                      "Designs within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of the best design not yet ranked share its rank (" +
+                      r.tie_basis + ").");
 }
 
 }  // namespace

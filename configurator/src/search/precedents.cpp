@@ -178,6 +178,8 @@ Envelope envelope_at(const DesignPoint& d) {
         kMinSupport, static_cast<std::size_t>(std::ceil(kCommonPracticeShare * double(by_kv.size())))));
     e.min_kv_ratio = by_kv[k - 1].first;
     e.least_kv = by_kv[k - 1].second;
+    e.kv_support = k;
+    e.kv_sample = by_kv.size();
   } else {
     e.min_kv_ratio = std::numeric_limits<double>::infinity();
   }

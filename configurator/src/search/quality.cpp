@@ -130,9 +130,10 @@ QualityRisk assess_quality(const ModelSpec& m) {
     steps += s;
     ++factors;
     q.rules.push_back({"kv-capacity", s, {"precedents", "ainslie2023", "deepseek-v2-d1"},
-                       "KV capacity " + fixed(d.kv_ratio, 3) + " x d_model is " + fixed(factor, 1) + "x below the least a released " +
-                           family_text(d.variant) + " model of " + band + " ships (" + env.least_kv->name + ", " +
-                           fixed(env.min_kv_ratio, 3) + ")"});
+                       "KV capacity " + fixed(d.kv_ratio, 3) + " x d_model is " + fixed(factor, 1) +
+                           "x below common practice for released " + family_text(d.variant) + " models of " + band + " (" +
+                           fixed(env.min_kv_ratio, 3) + ", " + env.least_kv->name + "'s: " + std::to_string(env.kv_support) +
+                           " of the " + std::to_string(env.kv_sample) + " nearest in size ship at or below it)"});
   }
   // Narrow heads: below the narrowest shipped at this scale, one level per halving (two at most).
   if (d.head_dim < env.min_head_dim) {

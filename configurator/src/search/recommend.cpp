@@ -93,7 +93,7 @@ std::int64_t complete_closest(const Context& ctx, Candidate& c) {
         c.weights_bytes_per_gpu = fit.weights_bytes_per_gpu;
         c.kv_bytes_per_seq_per_gpu = fit.kv_bytes_per_seq_per_gpu;
         count_and_predict(ctx, c);
-        c.memory_bytes_per_gpu = c.weights_bytes_per_gpu + double(c.batch) * c.kv_bytes_per_seq_per_gpu;
+        c.memory_bytes_per_gpu = fit.bytes_at(c.batch);
         c.headroom_bytes = ctx.memory_budget - c.memory_bytes_per_gpu;
         return tp;
       } catch (const InputError&) {
@@ -146,7 +146,9 @@ struct Evaluated {
   Constraint constraint = Constraint::budget;  // the rule it failed, when rejected
   std::string reason;
   std::vector<std::pair<std::string, double>> numbers;
-  double miss = 0;  // how far a memory-rejected candidate misses (needed / available)
+  // How far a candidate rejected for memory or an SLO misses (needed / available, predicted / target): the
+  // smallest is the closest design of an infeasible search.
+  double miss = 0;
   Candidate c;
 };
 
@@ -190,7 +192,7 @@ std::optional<Constraint> size_and_serve(const Context& ctx, Evaluated& e) {
   c.max_batch = fit.batch_within(o.max_batch);
   if (c.max_batch == 0) {
     e.miss = fit.bytes_at(1) / ctx.memory_budget;
-    e.reason = "weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) +
+    e.reason = "weights " + fmt_bytes(c.weights_bytes_per_gpu) + " + one sequence's KV " + fmt_bytes(fit.kv_bytes_per_seq_on_gpu) +
                " exceed " + fmt_bytes(ctx.memory_budget) + " per GPU";
     e.numbers = {{"needed_bytes", fit.bytes_at(1)}, {"available_bytes", ctx.memory_budget}};
     return Constraint::memory;
@@ -230,12 +232,14 @@ std::optional<Constraint> size_and_serve(const Context& ctx, Evaluated& e) {
     e.reason = "TTFT " + fmt_ms(one.ttft_ms) + " for one " + std::to_string(o.workload.context) + "-token prompt misses --ttft-ms " +
                fmt_ms(*o.ttft_ms);
     e.numbers = {{"ttft_ms", one.ttft_ms}, {"slo_ms", *o.ttft_ms}};
+    e.miss = one.ttft_ms / *o.ttft_ms;
     return Constraint::ttft_slo;
   }
   if (o.tpot_ms) {
     if (one.tpot_ms > *o.tpot_ms) {
       e.reason = "TPOT " + fmt_ms(one.tpot_ms) + " at batch 1 misses --tpot-ms " + fmt_ms(*o.tpot_ms);
       e.numbers = {{"tpot_ms", one.tpot_ms}, {"slo_ms", *o.tpot_ms}};
+      e.miss = one.tpot_ms / *o.tpot_ms;
       return Constraint::tpot_slo;
     }
     if (!o.batch) {

@@ -109,12 +109,21 @@ std::string memory_sentence(const Recommendation& r, const Candidate& c) {
                 " of it linear-attention state, " +
                 std::string(to_string(kv.state_dtype)) + ")"
           : "";
-  return "KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" + std::string(to_string(o.workload.kv_dtype)) +
-         ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", " + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.workload.context) +
-         "-token sequence per GPU" + state + ": " + std::to_string(c.max_batch) + (c.batch_capped ? "+" : "") +
-         " sequences fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
-         fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
-         (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".";
+  const std::string head = "KV cache " + fmt_bytes(double(kv.bytes_per_token)) + " per token (" +
+                           std::string(to_string(o.workload.kv_dtype)) + ")" + (local ? " in " + layer_pattern_text(c.spec) : "") + ", ";
+  const std::string room = " fit in " + fmt_bytes(double(r.profile.spec.memory_bytes) * o.memory_fraction) + " beside " +
+                           fmt_bytes(c.weights_bytes_per_gpu) + " of weights" +
+                           (o.batch ? "; serving batch " + std::to_string(c.batch) + " as asked" : "; serving that batch") + ".";
+  const std::string fit = std::to_string(c.max_batch) + (c.batch_capped ? "+" : "");
+  // Attention data parallel: a sequence's cache lives whole on the rank that serves it.
+  if (c.workload.dp_attention && c.workload.tp > 1) {
+    const std::int64_t tp = c.workload.tp;
+    return head + fmt_bytes(c.kv_bytes_per_seq_per_gpu * double(tp)) + " per " + std::to_string(o.workload.context) +
+           "-token sequence" + state + ", held whole by the GPU that serves it (attention data parallel over " +
+           std::to_string(tp) + " GPUs): " + std::to_string(c.max_batch / tp) + " per GPU, " + fit + " in all," + room;
+  }
+  return head + fmt_bytes(c.kv_bytes_per_seq_per_gpu) + " per " + std::to_string(o.workload.context) + "-token sequence per GPU" +
+         state + ": " + fit + " sequences" + room;
 }
 
 std::string batch_limit_text(const Recommendation& r, const Candidate& c) {
@@ -149,7 +158,7 @@ std::string tie_sentence(const Recommendation& r, const std::vector<Candidate>& 
   for (std::size_t i = 0; i < others.size() && i < 4; ++i) list += (i ? ", " : "") + others[i];
   if (others.size() > 4) list += " and " + std::to_string(others.size() - 4) + " more";
   return "Tied at rank " + std::to_string(c.rank) + " with " + list + ": their " + std::string(to_string(r.options.objective)) +
-         " scores lie within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of each other (" + r.tie_basis +
+         " scores lie within " + fmt_fixed(r.tie_tolerance * 100, 1) + " % of the tier's best (" + r.tie_basis +
          "); inside the tier the order is quality risk, then closeness to a released design (this one's nearest: " +
          c.risk.precedent + "'s " + c.risk.precedent_design + ", " + fmt_fixed(c.precedent_distance, 2) +
          " doublings away), then how many released models of its scale ship no more KV (" +
@@ -262,9 +271,10 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
   if (r.base_design && r.base_rank > 1) {
     const Candidate& own = *r.base_design;
     std::vector<std::string> better;
+    std::size_t beating = 0;  // a better tier's designs within the expected error of this one do not beat it
     for (const auto& d : designs) {
       if (d.score * (1 + r.tie_tolerance) >= own.score || same_class(d.spec.attention, own.spec.attention)) continue;
-      if (better.size() < 3)
+      if (++beating <= 3)
         better.push_back(design_label(d.spec.attention, LabelStyle::table) + " (rank " + std::to_string(d.rank) + ": " +
                          pct(d.served.tokens_per_s_per_gpu / own.served.tokens_per_s_per_gpu) + " tokens/s per GPU, " +
                          pct(d.served.request_ms / own.served.request_ms) + " request time, " +
@@ -273,8 +283,9 @@ void explain(Recommendation& r, std::vector<Candidate>& designs, const std::vect
     }
     std::string list;
     for (std::size_t i = 0; i < better.size(); ++i) list += (i ? "; " : "") + better[i];
-    r.base_beaten_by = std::to_string(r.base_rank - 1) + " design(s) beat it on " + std::string(to_string(o.objective)) +
-                       " by more than the expected error, first " + list;
+    if (beating > 0)
+      r.base_beaten_by = std::to_string(beating) + " design(s) beat it on " + std::string(to_string(o.objective)) +
+                         " by more than the expected error, first " + list;
   }
   std::sort(r.pareto.begin(), r.pareto.end(), [](const Candidate& a, const Candidate& b) {
     return a.kv_bytes_per_seq_per_gpu < b.kv_bytes_per_seq_per_gpu;

@@ -89,15 +89,16 @@ double tie_tolerance(const std::vector<Candidate>& designs) {
   return tol > 0 ? tol : defaults::unknown_error;
 }
 
-// Tiers: designs sorted by score, a design within `tol` of the one before it joins its tier, so no two
-// designs whose scores lie within `tol` of each other get different ranks. A tier's rank is one more
-// than the designs in better tiers (1, 1, 1, 4). Inside a tier the order is the quality risk, then the
+// Tiers: designs sorted by score, a tier is the best design not yet ranked and every design within `tol`
+// of it, so each design tied at a rank is within the expected error of that rank's best (a chain of
+// neighbours each within `tol` would let a tier span several times `tol`, and the order inside it put
+// a clearly worse design first). A tier's rank is one more than the designs in better tiers (1, 1, 1, 4). Inside a tier the order is the quality risk, then the
 // distance to the nearest released design (precedents.hpp: doublings of size, KV capacity and head
 // width, and the variant), then the released models of its scale that ship no more KV, then the score.
 void assign_tiers(std::vector<Candidate>& designs, double tol) {
   std::size_t begin = 0;
   for (std::size_t i = 0; i <= designs.size(); ++i) {
-    if (i < designs.size() && (i == begin || designs[i].score <= designs[i - 1].score * (1 + tol))) continue;
+    if (i < designs.size() && designs[i].score <= designs[begin].score * (1 + tol)) continue;
     std::stable_sort(designs.begin() + std::ptrdiff_t(begin), designs.begin() + std::ptrdiff_t(i),
                      [](const Candidate& a, const Candidate& b) {
                        if (a.risk.level != b.risk.level) return a.risk.level < b.risk.level;

@@ -81,6 +81,8 @@ struct Envelope {
   std::vector<const Precedent*> members;
   const Precedent* least_kv = nullptr;  // the member at the KV bound (see kCommonPracticeShare)
   double min_kv_ratio = 0;
+  std::size_t kv_support = 0;  // how many of the kv_sample models nearest in size ship at or below the bound
+  std::size_t kv_sample = 0;
   std::int64_t max_group_size = 0;
   std::int64_t min_head_dim = 0;
   std::int64_t max_head_dim = 0;
