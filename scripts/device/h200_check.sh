@@ -3,7 +3,8 @@
 # that scripts/device/build.sh made here:
 #   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 420
 # Steps (each under its own time limit, about 4x what it took on the H200 on 2026-11-30, so a hang
-# costs little device time; the limits add up to 285 s and the whole script took 40-60 s):
+# costs little device time; the limits add up to 335 s and the whole script took 40-60 s; session 22
+# raised tests, memcheck and racecheck by 20, 15 and 15 s for the indexer tests' float64 references):
 #   env        nvidia-smi line, library resolution, sanitizer version
 #   tests      every [cuda] test (float64 references, poisoned outputs, every element checked)
 #   memcheck   compute-sanitizer --tool memcheck on the [sanitize] subset
@@ -14,8 +15,8 @@
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
 #              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg and
 #              the CUDA backend plugin it loads from its own folder, libmhacfg_backend_cuda.so, exist;
-#              the full CUDA grid: 120 records (14 of them linear-attention decode steps, new since the last
-#              run), each on 3 fresh allocations timed 23 times; ~15 s)
+#              the full CUDA grid: 150 records (14 of them linear-attention decode steps and 30 indexer
+#              records, new since the last run), each on 3 fresh allocations timed 23 times; ~20 s)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
 # Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json,
@@ -66,9 +67,9 @@ for b in "$BIN"/mhacfg* "$BIN"/libmhacfg_backend_*.so; do [ -e "$b" ] || continu
 compute-sanitizer --version | tail -1'
 
 step env 15 bash -c "$env_report"
-step tests 40 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
-step memcheck 30 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
-step racecheck 30 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
+step tests 60 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
+step memcheck 45 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
+step racecheck 45 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step speed 40 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
 # Diagnostic, not a check: per-kernel GPU time (Nsight Compute, clocks left alone) of the small decode

@@ -3,11 +3,16 @@
 // errors, and the profile round trip.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "cli_test_util.hpp"
+#include "mhacfg/configurator/calibrate/calibration_grid.hpp"
+#include "mhacfg/costmodel/fit.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -448,4 +453,43 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad = j;
   bad["ops"] = {"gemm"};
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: ops = [\"gemm\"]: must list every op class in fits");
+}
+
+TEST_CASE("the CUDA grid measures both indexer classes, none of them a held-out shape", "[calibration]") {
+  // calibrate --device cuda fits indexer/decode and indexer/prefill from these records (mhacfg's CUDA
+  // indexer); h200_check.sh validates on tests/fixtures/h200-holdout-shapes.jsonl, which must stay apart.
+  const std::vector<mhacfg::MeasurementRecord> grid = mhacfg::calibration_grid(mhacfg::GridDevice::cuda, false);
+  std::set<std::string> held_out;
+  for (const auto& r : mhacfg::read_records(fixture("h200-holdout-shapes.jsonl")))
+    if (r.op() == mhacfg::OpKind::indexer) held_out.insert(mhacfg::record_to_json(r).dump());
+  CHECK(held_out.size() >= 4);
+  std::map<std::string, std::vector<const mhacfg::MeasurementRecord*>> by_class;
+  std::vector<mhacfg::MeasurementRecord> timed;
+  timed.reserve(grid.size());
+  for (const auto& r : grid) {
+    if (r.op() != mhacfg::OpKind::indexer) continue;
+    INFO(r.json.dump());
+    CHECK(r.dtype == mhacfg::DType::fp8);
+    CHECK(held_out.count(mhacfg::record_to_json(r).dump()) == 0);
+    // A roofline of an fp8 tensor-core kernel on an H200 plus a launch cost: the class's features must
+    // fit it (enough distinct shapes for the fit and its leave-one-out).
+    mhacfg::MeasurementRecord t = r;
+    const mhacfg::OpFeatures f = mhacfg::record_features(t);
+    t.time_ms = 1e3 * (std::max(f.bytes / 4.3e12, f.flop / 6e14) + 8e-6);
+    timed.push_back(t);
+  }
+  for (const auto& t : timed) by_class[t.op_class()].push_back(&t);
+  REQUIRE(by_class.size() == 2);
+  mhacfg::SpecCeilings h200;
+  h200.memory_bytes = 141'000'000'000;
+  h200.mem_bw_bytes_per_s = 4.8e12;
+  h200.peak_flop_per_s["fp8"] = 1979e12;
+  h200.compute_units = 132;
+  for (const auto& [op_class, records] : by_class) {
+    INFO(op_class);
+    CHECK(records.size() >= 12);
+    const mhacfg::OpFit fit = mhacfg::fit_op_class(op_class, records, h200);
+    CHECK(fit.records == static_cast<std::int64_t>(records.size()));
+    CHECK(fit.fit_median_ape < 0.10);
+  }
 }

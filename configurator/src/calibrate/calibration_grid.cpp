@@ -121,7 +121,7 @@ MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t k
   return r;
 }
 
-// The lightning indexer (CPU kernel only): DeepSeek-V3.2's 64 heads of 128 and GLM-5's 32, and
+// The lightning indexer on the CPU: DeepSeek-V3.2's 64 heads of 128 and GLM-5's 32, and
 // narrower ones down to 4 heads of 64, where the per-key work (dequantising the fp8 keys, the
 // selection) outweighs the products; decode steps over 512 to 128k keys at batch 1-32, prefills of
 // 128-1536 tokens and one against a longer cache; topk from 64 to beyond the keys.
@@ -239,6 +239,29 @@ void add_gemm_cpu(std::vector<MeasurementRecord>& g, bool quick) {
     for (std::int64_t m : {2, 8, 128, 512}) g.push_back(gemm(m, 2048, 2048, f32));
 }
 
+// The lightning indexer on the GPU (mhacfg's CUDA kernel: fp8 mma scores, radix top-k): DeepSeek-V3.2's
+// 64 heads of 128, GLM-5's 32 and 16 heads of 64; decode steps over 2k-128k keys at batch 1-64 (the fp8
+// keys streamed from HBM), prefills of 1k-8k tokens and chunked prefills against a longer cache
+// (tensor-core bound), topk 256-2048 and one beyond the keys. Sized for an H200: every call under ~2 ms.
+void add_indexer_cuda(std::vector<MeasurementRecord>& g) {
+  for (std::int64_t kv : {4096, 32768, 131072})
+    for (std::int64_t batch : {1, 8, 64}) g.push_back(indexer(batch, 1, kv, 64, 128, 2048));
+  for (auto [batch, kv, heads, dim, topk] : {std::tuple{1, 32768, 32, 128, 2048}, std::tuple{16, 16384, 32, 128, 2048},
+                                             std::tuple{64, 8192, 32, 128, 2048}, std::tuple{8, 65536, 16, 64, 2048},
+                                             std::tuple{32, 4096, 16, 64, 256}, std::tuple{4, 16384, 64, 128, 512},
+                                             std::tuple{64, 2048, 64, 128, 2048}})
+    g.push_back(indexer(batch, 1, kv, heads, dim, topk));
+  for (auto [batch, q, kv, heads, topk] : {std::tuple{1, 1024, 1024, 64, 2048}, std::tuple{1, 2048, 2048, 64, 2048},
+                                           std::tuple{1, 4096, 4096, 64, 2048}, std::tuple{1, 8192, 8192, 64, 2048},
+                                           std::tuple{2, 2048, 2048, 64, 2048}, std::tuple{1, 512, 8192, 64, 2048},
+                                           std::tuple{1, 2048, 32768, 64, 2048}, std::tuple{1, 256, 16384, 64, 2048},
+                                           std::tuple{1, 4096, 4096, 32, 2048}, std::tuple{4, 1024, 1024, 32, 2048},
+                                           std::tuple{1, 8192, 8192, 32, 2048}, std::tuple{2, 4096, 4096, 16, 1024}})
+    g.push_back(indexer(batch, q, kv, heads, 128, topk));
+  g.push_back(indexer(1, 2048, 2048, 16, 64, 512));
+  g.push_back(indexer(1, 1024, 4096, 32, 64, 256));
+}
+
 // The CUDA grid: attention prefill and decode, MLA decode, GEMMs and linear attention's decode step.
 std::vector<MeasurementRecord> cuda_grid() {
   std::vector<MeasurementRecord> g;
@@ -275,6 +298,7 @@ std::vector<MeasurementRecord> cuda_grid() {
   }
   g.push_back(linear(LinearKind::gated_deltanet, 16, 1, 4, 8, 64, 64, bf));
   g.push_back(linear(LinearKind::mamba2, 512, 1, 2, 32, 64, 128, bf));
+  add_indexer_cuda(g);
   return g;
 }
 

@@ -12,6 +12,7 @@
 #include "mhacfg/kernels/cuda/attention_block.hpp"
 #include "mhacfg/kernels/cuda/decode_attention.hpp"
 #include "mhacfg/kernels/cuda/gemm.hpp"
+#include "mhacfg/kernels/cuda/indexer.hpp"
 #include "mhacfg/kernels/cuda/linear_attention.hpp"
 #include "mhacfg/kernels/cuda/mla_decode.hpp"
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
@@ -61,8 +62,11 @@ std::int64_t cuda_device_memory_bytes(int device) {
 }
 
 std::string cuda_unsupported_reason(const MeasurementRecord& r) {
-  if (r.op() == OpKind::indexer)
-    return "op indexer: no CUDA kernel yet (the CPU harness runs it: --device cpu; or import timings of an engine's)";
+  if (r.op() == OpKind::indexer) {
+    if (r.dtype != DType::fp8)
+      return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA indexer takes fp8 keys and queries";
+    return cu::indexer::unsupported_reason(r.indexer());
+  }
   if (r.dtype != DType::bf16)
     return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA kernels take bf16 only";
   switch (r.op()) {
@@ -75,7 +79,7 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
       if (r.phase() == Phase::prefill)
         return "phase prefill: the CUDA linear-attention kernel is the decode step (engines run prefill chunked on tensor cores)";
       return cu::linear_attention::unsupported_reason(r.linear());
-    case OpKind::indexer: break;  // refused above
+    case OpKind::indexer: break;  // answered above
   }
   return "unknown op";
 }

@@ -82,6 +82,14 @@ MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std
   return r;
 }
 
+MeasurementRecord indexer(std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t heads, std::int64_t dim,
+                          std::int64_t topk) {
+  MeasurementRecord r;
+  r.shape = mhacfg::IndexerOp{q_len == 1 ? Phase::decode : Phase::prefill, {batch, q_len, kv_len, heads, dim, topk}};
+  r.dtype = mhacfg::DType::fp8;
+  return r;
+}
+
 // The industry table's rows and the cases beyond it, each with its published FA2 and cuDNN rates and its bar.
 void add_table_cases(std::vector<Case>& v) {
   auto add = [&](std::string name, MeasurementRecord r, Metric m, double fa2, double cudnn, double bar) {
@@ -114,6 +122,12 @@ void add_table_cases(std::vector<Case>& v) {
   add("gemm 64x6144x4096 (decode QKV)", gemm(64, 6144, 4096), F, 0, 0, 0);
   add("block prefill B1 N4096 32/8 d128 dm4096", block(Phase::prefill, 1, 4096, 4096, 32, 8, 128, 4096), F, 0, 0, 0);
   add("block decode B64 L8192 32/8 d128 dm4096", block(Phase::decode, 64, 1, 8192, 32, 8, 128, 4096), B, 0, 0, 0);
+  // The lightning indexer (DeepSeek Sparse Attention; issue 28 step 5): DeepSeek-V3.2's 64 heads of 128
+  // and GLM-5's 32, topk 2048; decode in bytes (indexer_bytes: the fp8 keys and their scales, the
+  // queries, weights and indices), prefill in FLOPs (indexer_flops). Predictions: kernels/cuda/NOTES.md.
+  add("indexer decode B64 L32768 64x128 topk2048", indexer(64, 1, 32768, 64, 128, 2048), B, 0, 0, 0);
+  add("indexer decode B64 L32768 32x128 topk2048", indexer(64, 1, 32768, 32, 128, 2048), B, 0, 0, 0);
+  add("indexer prefill B1 N4096 64x128 topk2048", indexer(1, 4096, 4096, 64, 128, 2048), F, 0, 0, 0);
 }
 
 // Kernel variants, split counts and merges of the table's shapes: rows outside the table.
@@ -181,6 +195,9 @@ std::vector<Case> cases(bool sweeps) {
 
 double work_of(const Case& c) {
   const MeasurementRecord& r = c.rec;
+  if (r.op() == OpKind::indexer)  // costmodel's counts (ops/indexer.hpp)
+    return c.metric == Metric::kv_bytes_per_s ? static_cast<double>(mhacfg::indexer_bytes(r.indexer()))
+                                              : static_cast<double>(mhacfg::indexer_flops(r.indexer()));
   if (c.metric == Metric::kv_bytes_per_s) {
     if (r.op() == OpKind::attention_block)  // the block's bytes: weights + KV cache read (projections' activations are small)
       return static_cast<double>(mhacfg::attention_kv_bytes(r.attention(), r.dtype)) +

@@ -9,6 +9,7 @@
 #include "mhacfg/kernels/cuda/bench.hpp"
 #include "mhacfg/kernels/cuda/decode_attention.hpp"
 #include "mhacfg/kernels/cuda/gemm.hpp"
+#include "mhacfg/kernels/cuda/indexer.hpp"
 #include "mhacfg/kernels/cuda/linear_attention.hpp"
 #include "mhacfg/kernels/cuda/mla_decode.hpp"
 
@@ -272,6 +273,43 @@ class BlockWorkload : public Workload {
   attention_block::Params p_;
 };
 
+// The lightning indexer: random fp8 queries and keys (never NaN), scales in [2^-8, 2^-7) (any positive
+// scale: the work does not depend on it), head weights of both signs, the scores' workspace of one pass.
+class IndexerWorkload : public Workload {
+ public:
+  IndexerWorkload(const IndexerShape& sh, std::uint64_t seed, Stream s)
+      : arena_({static_cast<std::size_t>(sh.batch * sh.q_len * sh.num_heads * sh.head_dim),
+                static_cast<std::size_t>(sh.batch * sh.q_len * sh.num_heads) * sizeof(float),
+                static_cast<std::size_t>(sh.batch * sh.q_len * sh.num_heads) * sizeof(float),
+                static_cast<std::size_t>(sh.batch * sh.kv_len * sh.head_dim),
+                static_cast<std::size_t>(sh.batch * sh.kv_len) * sizeof(float),
+                static_cast<std::size_t>(sh.batch * sh.q_len * sh.topk) * sizeof(std::int32_t),
+                static_cast<std::size_t>(sh.batch * sh.q_len * sh.topk) * sizeof(float), indexer::workspace_bytes(sh)}) {
+    p_.shape = sh;
+    p_.q = static_cast<const std::uint8_t*>(arena_.raw(0));
+    p_.q_scale = static_cast<const float*>(arena_.raw(1));
+    p_.weights = static_cast<const float*>(arena_.raw(2));
+    p_.k = static_cast<const std::uint8_t*>(arena_.raw(3));
+    p_.k_scale = static_cast<const float*>(arena_.raw(4));
+    p_.indices = static_cast<std::int32_t*>(arena_.raw(5));
+    p_.scores = static_cast<float*>(arena_.raw(6));
+    p_.workspace = arena_.raw(7);
+    p_.workspace_bytes = arena_.bytes(7);
+    indexer::fill_random_fp8(static_cast<std::uint8_t*>(arena_.raw(0)), arena_.bytes(0), seed + 0x11, s);
+    indexer::fill_random_fp8(static_cast<std::uint8_t*>(arena_.raw(3)), arena_.bytes(3), seed + 0x33, s);
+    indexer::fill_random_f32(static_cast<float*>(arena_.raw(1)), arena_.bytes(1) / 4, seed + 0x22, 1.f / 256, 1.f / 128, s);
+    indexer::fill_random_f32(static_cast<float*>(arena_.raw(2)), arena_.bytes(2) / 4, seed + 0x44, -1.f, 1.f, s);
+    indexer::fill_random_f32(static_cast<float*>(arena_.raw(4)), arena_.bytes(4) / 4, seed + 0x55, 1.f / 256, 1.f / 128, s);
+    kernel_ = "indexer fp8 mma " + std::to_string(sh.num_heads) + "x" + std::to_string(sh.head_dim) + " + radix top-" +
+              std::to_string(sh.topk);
+  }
+  void run(Stream s) override { indexer::run(p_, s); }
+
+ private:
+  Arena arena_;
+  indexer::Params p_;
+};
+
 // Destroys CUDA events on every path out of time_calls.
 struct Events {
   std::vector<cudaEvent_t> start, stop;
@@ -323,7 +361,7 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
         w = std::make_unique<PrefillWorkload>(r.attention(), knobs, seed, stream);
       break;
     case OpKind::linear_attention: w = std::make_unique<LinearWorkload>(r.linear(), seed, stream); break;
-    case OpKind::indexer: break;  // refused by cuda_unsupported_reason above
+    case OpKind::indexer: w = std::make_unique<IndexerWorkload>(r.indexer(), seed, stream); break;
   }
   MHACFG_CHECK(w != nullptr, "unknown OpKind");
   synchronize(stream);  // fills done (and any error reported) before timing
