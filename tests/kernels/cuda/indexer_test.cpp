@@ -37,8 +37,8 @@ using kernels::cuda::DeviceBuffer;
 
 // The device's scores against float64, relative to sum_h |w_h| sum_c |q_hc k_sc|: products of two
 // fp8 values are exact in fp32, but the tensor core's accumulation inside an mma.sync k-step (32
-// products) and into the chained accumulator may keep fewer bits than fp32 (DeepSeek-V3's report finds
-// ~14 bits in Hopper's fp8 tensor-core accumulation, see kernels/cuda/NOTES.md): 2^-13 of the
+// products) and into the chained accumulator may keep fewer bits than fp32 (DeepSeek-V3's report,
+// arXiv 2412.19437 s. 3.3.2, finds fp8 GEMM accumulation on H800 keeps ~14 bits): 2^-13 of the
 // magnitude per k-step (head_dim / 32 of them), plus the CPU kernel's fp32 bound for the scales and
 // the sum over heads. An indexing or scaling mistake moves a score by a large part of the magnitude.
 double cuda_relative_bound(const IndexerShape& s) {
