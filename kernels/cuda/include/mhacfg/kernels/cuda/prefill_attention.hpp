@@ -18,6 +18,8 @@ enum class Variant {
   rows32,     // each warp owns 32 rows: K/V fragments reused by two m-tiles (head_dim <= 128)
   rows32_keys64,  // rows32 with 64-key tiles at head_dim 128 (half the barriers per key; the
                   // compiler spills a few registers); the same as rows32 at head_dim 64
+  hopper,  // sm_90 only: wgmma + TMA (src/prefill_hopper.cu), two 64-row warpgroups per block. Never
+           // chosen by `automatic` until a device run shows it correct and faster (NOTES.md)
 };
 
 struct Params {
@@ -45,8 +47,11 @@ struct Params {
 };
 
 std::string unsupported_reason(const AttentionShape& shape);
+// The same for one variant on the current device: Variant::hopper also needs an sm_90 GPU.
+std::string unsupported_reason(const AttentionShape& shape, Variant v);
 std::string to_string(Variant v);
-// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist).
+// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist); hopper
+// stays hopper at every head_dim.
 Variant resolve(Variant v, int head_dim);
 
 void run(const Params& p, Stream stream);
