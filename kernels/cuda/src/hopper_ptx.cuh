@@ -127,6 +127,20 @@ __device__ __forceinline__ void fence_operands<128>(float (&d)[128]) {
   for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// Register split between warpgroups (PTX ISA setmaxnreg): every warp of the warpgroup executes the
+// same one; .dec returns registers to the block's pool, .inc blocks until the pool has them. The
+// count is per thread, 24..256, a multiple of 8.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg count");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg count");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
 // mbarriers (PTX ISA 9.7.13.15): a phase completes when `count` arrivals and the expected
 // transaction bytes (TMA completions) have both been seen; waiters test the phase's parity.
 __device__ __forceinline__ void mbar_init(std::uint32_t bar, unsigned count) {

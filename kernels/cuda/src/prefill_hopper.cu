@@ -15,12 +15,19 @@
 // the tiles that cross it; blocks are issued longest first. GQA/MQA: the block reads its group's K/V
 // head; the group's blocks run side by side and share the tiles through L2.
 //
-// What this version is not (yet): FA3's warp-specialised producer warpgroup (setmaxnreg register
-// split) and the softmax of one tile overlapped with the next tile's S product inside a warpgroup.
-// Here thread 0 of the block issues the TMA for tile n + 1 at the top of tile n (one tile ahead,
-// double-buffered) and the two consumer warpgroups overlap each other only as the scheduler
-// interleaves them. It is the version most likely to be right on its first device run; the
-// specialised one is the next step once this one is measured (NOTES.md has the order).
+// Two kernels on the same tiles and index math:
+//  - hopper_prefill_kernel (Variant::hopper), the simpler one: thread 0 of the block issues the TMA
+//    for tile n + 1 at the top of tile n (double-buffered, one tile ahead); each warpgroup runs S,
+//    softmax, P V in order, and the two warpgroups overlap each other only as the scheduler
+//    interleaves them. The version most likely to be right on its first device run.
+//  - hopper_ws_prefill_kernel (Variant::hopper_ws): FA3's warp specialisation (a producer warpgroup
+//    that gives its registers to the consumers with setmaxnreg) and the softmax of tile n overlapped
+//    with the P V product of tile n - 1 inside each consumer warpgroup (its own comment below).
+// Not here yet: FA3's ping-pong ordering of the two consumer warpgroups (named barriers so one's
+// softmax runs under the other's GEMMs), a TMA store epilogue, and a persistent grid.
+// ptxas (sm_90a, nvcc 13.0.88), no spills, no stack: hopper 127 / 158 / 187 registers at d64/128/256
+// (256 threads, 1 block per SM at d128/d256; d64 fits 2); hopper_ws 168 at launch (384 threads),
+// producer warpgroup 24 and consumer warpgroups 240 after setmaxnreg.
 //
 // Index math (fragments, descriptors, swizzle, masks, quad reductions) is simulated on the host by
 // tools/hopper_sim.py against a direct attention (CTest cuda_host.hopper_sim).
@@ -78,24 +85,115 @@ struct Args {
 
 enum Barrier { kQFull = 0, kKFull = 1, kVFull = 3, kEmpty = 5, kNumBarriers = 7 };
 
+// Barrier waits that gave up (a pipeline that never delivers: a faulted TMA, a wrong byte count, a
+// wrong parity). Tests read it through barrier_timeouts(); a nonzero value names the failure mode.
+__device__ unsigned int g_barrier_timeouts = 0;
+
 #if defined(MHACFG_HOPPER_DEVICE)
-// Waits for the phase of `parity` on `bar`; a phase that never completes (a TMA that faulted, a
-// wrong byte count) traps after 4 s instead of hanging the device run. With -DMHACFG_HOPPER_DEBUG it
-// also prints which barrier (printf costs a stack frame, so it is off in the shipped build).
+// Waits for the phase of `parity` on `bar`. A phase that has not completed after 2 s is counted in
+// g_barrier_timeouts and the wait returns (the kernel then finishes with wrong numbers instead of
+// hanging the device run); once any wait has given up, waits longer than 1 ms give up at once, so a
+// broken grid ends in seconds. (A __trap() here made ptxas ignore setmaxnreg's register budget and
+// spill the specialised kernel; a plain return does not.) -DMHACFG_HOPPER_DEBUG also prints which.
 __device__ __forceinline__ void wait_barrier(std::uint32_t bar, unsigned parity, int which, int tile) {
   if (hopper::mbar_try_wait(bar, parity)) return;
   const std::uint64_t t0 = hopper::global_timer_ns();
   while (!hopper::mbar_try_wait(bar, parity)) {
-    if (hopper::global_timer_ns() - t0 > 4000000000ull) {
+    const std::uint64_t waited = hopper::global_timer_ns() - t0;
+    if (waited > 1000000ull && *static_cast<volatile unsigned int*>(&g_barrier_timeouts) != 0) return;
+    if (waited > 2000000000ull) {
+      atomicAdd(&g_barrier_timeouts, 1u);
 #if defined(MHACFG_HOPPER_DEBUG)
-      printf("hopper prefill: barrier %d (0 Q, 1-2 K, 3-4 V, 5-6 empty) of tile %d timed out, block (%d,%d,%d) thread %d\n",
-             which, tile, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);
+      printf("hopper prefill: barrier %d of tile %d gave up, block (%d,%d,%d) thread %d\n", which, tile, blockIdx.x,
+             blockIdx.y, blockIdx.z, threadIdx.x);
 #else
       (void)which;
       (void)tile;
 #endif
-      __trap();
+      return;
     }
+  }
+}
+
+// Masks the S accumulators of key tile key0 for this thread's two rows (positions pos0, pos0 + 8):
+// keys past kv_len and, causal, keys after the row's position. Accumulator j holds
+// (row g + 8 ((j >> 1) & 1), key 8 (j >> 2) + 2t + (j & 1)).
+template <int BN>
+__device__ __forceinline__ void mask_tile(float (&sacc)[BN / 2], int pos0, int key0, int kv_len, bool causal, int t) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int pos = pos0 + 8 * r;
+    const int last = (causal ? min(pos, kv_len - 1) : kv_len - 1) - key0 - 2 * t;
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i) {
+      if (i * 8 > last) sacc[4 * i + 2 * r] = -INFINITY;
+      if (i * 8 + 1 > last) sacc[4 * i + 2 * r + 1] = -INFINITY;
+    }
+  }
+}
+
+// Online softmax of one tile (raw scores; the scale is folded into exp2's FMA; row max and, at the
+// end, row sums across the quad): S becomes P = 2^(S scale - max), the running max and sum move to
+// the tile, and alpha[r] is the factor O's row r must be multiplied by (before P V of this tile).
+template <int BN>
+__device__ __forceinline__ void softmax_tile(float (&sacc)[BN / 2], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&alpha)[2], float scale_log2) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float tile_max = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i) tile_max = fmaxf(tile_max, fmaxf(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]));
+    tile_max = detail::quad_max(tile_max);
+    const float new_max = fmaxf(row_max[r], tile_max);
+    const float ref = new_max == -INFINITY ? 0.f : new_max * scale_log2;
+    alpha[r] = detail::fast_exp2(row_max[r] * scale_log2 - ref);
+    row_max[r] = new_max;
+    row_sum[r] *= alpha[r];
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i) {
+      sacc[4 * i + 2 * r] = detail::fast_exp2(fmaf(sacc[4 * i + 2 * r], scale_log2, -ref));
+      sacc[4 * i + 2 * r + 1] = detail::fast_exp2(fmaf(sacc[4 * i + 2 * r + 1], scale_log2, -ref));
+      row_sum[r] += sacc[4 * i + 2 * r] + sacc[4 * i + 2 * r + 1];
+    }
+  }
+}
+
+template <int D>
+__device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2]) {
+#pragma unroll
+  for (int i = 0; i < D / 8; ++i) {
+    o[4 * i] *= alpha[0];
+    o[4 * i + 1] *= alpha[0];
+    o[4 * i + 2] *= alpha[1];
+    o[4 * i + 3] *= alpha[1];
+  }
+}
+
+// P as the A operand of k16 step kk: n8 blocks 2kk and 2kk + 1 of S, packed (no shuffles).
+template <int BN>
+__device__ __forceinline__ void pack_p(const float (&sacc)[BN / 2], std::uint32_t (&pf)[BN / 16][4]) {
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    pf[kk][0] = detail::pack_bf16x2(sacc[8 * kk + 0], sacc[8 * kk + 1]);
+    pf[kk][1] = detail::pack_bf16x2(sacc[8 * kk + 2], sacc[8 * kk + 3]);
+    pf[kk][2] = detail::pack_bf16x2(sacc[8 * kk + 4], sacc[8 * kk + 5]);
+    pf[kk][3] = detail::pack_bf16x2(sacc[8 * kk + 6], sacc[8 * kk + 7]);
+  }
+}
+
+// Normalises and stores this thread's two rows (bf16 pairs; rows past q_len are padding, dropped).
+template <int D>
+__device__ __forceinline__ void store_o(const float (&o)[D / 2], const float (&row_sum)[2], bf16* o_blk, int row,
+                                        int q_len, std::int64_t token_stride, int t) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float sum = detail::quad_sum(row_sum[r]);
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    if (row + 8 * r >= q_len) continue;
+    bf16* out = o_blk + static_cast<std::int64_t>(row + 8 * r) * token_stride + 2 * t;
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+      *reinterpret_cast<std::uint32_t*>(out + i * 8) = detail::pack_bf16x2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv);
   }
 }
 #endif
@@ -203,54 +301,15 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     hopper::wgmma_wait<0>();
     hopper::fence_operands<kSacc>(sacc);
 
-    // Mask where some key of the tile may be invisible to this warpgroup's first row. Accumulator j
-    // holds (row g + 8 ((j >> 1) & 1), key 8 (j >> 2) + 2t + (j & 1)).
+    // Mask where some key of the tile may be invisible to this warpgroup's first row.
     const int key0 = n * BN;
-    if (key0 + BN > a.kv_len || (a.causal && key0 + BN - 1 > offset + m0 + wg * 64)) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int pos = pos0 + 8 * r;
-        const int last = (a.causal ? min(pos, a.kv_len - 1) : a.kv_len - 1) - key0 - 2 * t;
-#pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-          if (i * 8 > last) sacc[4 * i + 2 * r] = -INFINITY;
-          if (i * 8 + 1 > last) sacc[4 * i + 2 * r + 1] = -INFINITY;
-        }
-      }
-    }
-    // Online softmax (raw scores; the scale is folded into exp2's FMA); row max across the quad.
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float tile_max = -INFINITY;
-#pragma unroll
-      for (int i = 0; i < BN / 8; ++i) tile_max = fmaxf(tile_max, fmaxf(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]));
-      tile_max = detail::quad_max(tile_max);
-      const float new_max = fmaxf(row_max[r], tile_max);
-      const float ref = new_max == -INFINITY ? 0.f : new_max * a.scale_log2;
-      const float alpha = detail::fast_exp2(row_max[r] * a.scale_log2 - ref);
-      row_max[r] = new_max;
-      row_sum[r] *= alpha;
-#pragma unroll
-      for (int i = 0; i < D / 8; ++i) {
-        o[4 * i + 2 * r] *= alpha;
-        o[4 * i + 2 * r + 1] *= alpha;
-      }
-#pragma unroll
-      for (int i = 0; i < BN / 8; ++i) {
-        sacc[4 * i + 2 * r] = detail::fast_exp2(fmaf(sacc[4 * i + 2 * r], a.scale_log2, -ref));
-        sacc[4 * i + 2 * r + 1] = detail::fast_exp2(fmaf(sacc[4 * i + 2 * r + 1], a.scale_log2, -ref));
-        row_sum[r] += sacc[4 * i + 2 * r] + sacc[4 * i + 2 * r + 1];
-      }
-    }
-    // P as the A operand of k16 step kk: n8 blocks 2kk and 2kk + 1 of S, packed (no shuffles).
+    if (key0 + BN > a.kv_len || (a.causal && key0 + BN - 1 > offset + m0 + wg * 64))
+      mask_tile<BN>(sacc, pos0, key0, a.kv_len, a.causal, t);
+    float alpha[2];
+    softmax_tile<BN>(sacc, row_max, row_sum, alpha, a.scale_log2);
+    rescale_o<D>(o, alpha);
     std::uint32_t pf[BN / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
-      pf[kk][0] = detail::pack_bf16x2(sacc[8 * kk + 0], sacc[8 * kk + 1]);
-      pf[kk][1] = detail::pack_bf16x2(sacc[8 * kk + 2], sacc[8 * kk + 3]);
-      pf[kk][2] = detail::pack_bf16x2(sacc[8 * kk + 4], sacc[8 * kk + 5]);
-      pf[kk][3] = detail::pack_bf16x2(sacc[8 * kk + 6], sacc[8 * kk + 7]);
-    }
+    pack_p<BN>(sacc, pf);
 
     // O[64 rows, D] += P[64, BN] V(n)[BN, D].
     wait_barrier(bar(kVFull + s), parity, kVFull + s, n);
@@ -265,21 +324,179 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     hopper::mbar_arrive(bar(kEmpty + s));  // this thread is done reading stage s
   }
 
-  // Normalise and store (bf16 pairs; rows past q_len are padding and are dropped).
-  bf16* o_blk = a.o + b * a.o_batch_stride + static_cast<std::int64_t>(h) * D;
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float sum = detail::quad_sum(row_sum[r]);
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    const int row = m0 + row0 + 8 * r;
-    if (row >= a.q_len) continue;
-    bf16* out = o_blk + static_cast<std::int64_t>(row) * a.o_token_stride + 2 * t;
-#pragma unroll
-    for (int i = 0; i < D / 8; ++i)
-      *reinterpret_cast<std::uint32_t*>(out + i * 8) = detail::pack_bf16x2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv);
-  }
+  store_o<D>(o, row_sum, a.o + b * a.o_batch_stride + static_cast<std::int64_t>(h) * D, m0 + row0, a.q_len,
+             a.o_token_stride, t);
 #else
   // Built for another architecture than sm_90a: run() refuses before launching.
+  (void)tq;
+  (void)tk;
+  (void)tv;
+  (void)a;
+  __trap();
+#endif
+}
+
+// Variant::hopper_ws: FA3's warp specialisation and intra-warpgroup overlap on the same tiles and
+// index math. Warpgroup 0 is the producer: it gives registers back (setmaxnreg.dec to 24) and one
+// thread issues every TMA load, K(n) and V(n) into stage n % 2 as soon as the consumers have released
+// that stage (separate K and V "empty" barriers, so K(n + 2) may come while V(n) is still read).
+// Warpgroups 1..WG consume (setmaxnreg.inc to 240), each with this order per tile n >= 1:
+//   issue S(n) = Q K(n)^T; issue O += P(n-1) V(n-1); wait for S(n) only (wgmma.wait_group 1);
+//   release K(n); mask + softmax of S(n) while P V runs; wait for P V; release V(n-1);
+//   O *= alpha(n) (O then holds tile n-1's contribution at tile n's max); P(n) = packed S(n).
+// So the softmax of one tile overlaps the P V product of the previous one inside each warpgroup,
+// and the producer keeps loads off the consumers' instruction stream.
+enum WsBarrier { kWsQFull = 0, kWsKFull = 1, kWsVFull = 3, kWsKEmpty = 5, kWsVEmpty = 7, kWsNumBarriers = 9 };
+
+template <class C>
+__global__ void __launch_bounds__(C::kThreads + 128, 1)
+    hopper_ws_prefill_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
+                             const __grid_constant__ CUtensorMap tv, const Args a) {
+#if defined(MHACFG_HOPPER_DEVICE)
+  constexpr int D = C::D, BN = C::BN, BM = C::BM;
+  constexpr int kSacc = BN / 2;
+  constexpr int kOacc = D / 2;
+  // 128 x 24 + 256 x 240 = 64512 registers = 384 x 168, the launch's count (launch bounds 384, 1):
+  // the block's pool must cover the consumers' request or setmaxnreg.inc waits forever.
+  constexpr int kProducerRegs = 24;
+  constexpr int kConsumerRegs = 240;
+  static_assert(128 * kProducerRegs + C::kThreads * kConsumerRegs <= (C::kThreads + 128) * 168, "register pool");
+
+  __shared__ __align__(8) std::uint64_t bars[kWsNumBarriers];
+  extern __shared__ unsigned char smem_raw[];
+  const std::uint32_t s_base = (detail::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const std::uint32_t sQ = s_base;
+  const std::uint32_t sK0 = sQ + C::kQBytes;
+  const std::uint32_t sV0 = sK0 + 2 * C::kTileBytes;
+  const std::uint32_t bar0 = detail::smem_u32(bars);
+  auto bar = [&](int i) { return bar0 + 8u * static_cast<std::uint32_t>(i); };
+
+  const int m_block = a.causal ? static_cast<int>(gridDim.z - 1 - blockIdx.z) : static_cast<int>(blockIdx.z);
+  const int h = blockIdx.x, b = blockIdx.y;
+  const int kvh = h / a.group_size;
+  const int m0 = m_block * BM;
+  const int q_rows = min(BM, a.q_len - m0);
+  const int offset = a.kv_len - a.q_len;
+  const int n_end = a.causal ? min(a.kv_len, offset + m0 + q_rows) : a.kv_len;
+  const int num_tiles = (n_end + BN - 1) / BN;
+
+  if (threadIdx.x == 0) {
+    hopper::mbar_init(bar(kWsQFull), 1);
+    for (int s = 0; s < 2; ++s) {
+      hopper::mbar_init(bar(kWsKFull + s), 1);
+      hopper::mbar_init(bar(kWsVFull + s), 1);
+      hopper::mbar_init(bar(kWsKEmpty + s), C::kThreads);  // every consumer thread arrives
+      hopper::mbar_init(bar(kWsVEmpty + s), C::kThreads);
+    }
+    hopper::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (threadIdx.x < 128) {  // producer warpgroup
+    hopper::setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) {
+      hopper::mbar_arrive_expect_tx(bar(kWsQFull), C::kQBytes);
+#pragma unroll
+      for (int c = 0; c < C::kChunks; ++c) hopper::tma_load_4d(sQ + c * BM * 128, &tq, bar(kWsQFull), c * 64, h, m0, b);
+      for (int n = 0; n < num_tiles; ++n) {
+        const int s = n & 1;
+        const unsigned parity = static_cast<unsigned>((n - 2) >> 1) & 1u;  // tile n - 2's release
+        if (n >= 2) wait_barrier(bar(kWsKEmpty + s), parity, kWsKEmpty + s, n - 2);
+        hopper::mbar_arrive_expect_tx(bar(kWsKFull + s), C::kTileBytes);
+#pragma unroll
+        for (int c = 0; c < C::kChunks; ++c)
+          hopper::tma_load_4d(sK0 + s * C::kTileBytes + c * BN * 128, &tk, bar(kWsKFull + s), c * 64, kvh, n * BN, b);
+        if (n >= 2) wait_barrier(bar(kWsVEmpty + s), parity, kWsVEmpty + s, n - 2);
+        hopper::mbar_arrive_expect_tx(bar(kWsVFull + s), C::kTileBytes);
+#pragma unroll
+        for (int c = 0; c < C::kChunks; ++c)
+          hopper::tma_load_4d(sV0 + s * C::kTileBytes + c * BN * 128, &tv, bar(kWsVFull + s), c * 64, kvh, n * BN, b);
+      }
+    }
+    return;
+  }
+
+  hopper::setmaxnreg_inc<kConsumerRegs>();
+  const int tid = threadIdx.x - 128;
+  const int wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
+  const int t = lane & 3;
+  const int row0 = wg * 64 + warp * 16 + (lane >> 2);
+  const int pos0 = offset + m0 + row0;
+  const bool may_mask_causal_from = a.causal;  // a tile needs the mask when it crosses this warpgroup's first row
+  const int first_pos = offset + m0 + wg * 64;
+  auto needs_mask = [&](int key0) { return key0 + BN > a.kv_len || (may_mask_causal_from && key0 + BN - 1 > first_pos); };
+
+  const std::uint64_t q_desc = hopper::smem_desc(sQ + wg * 64 * 128, 16, 1024);
+  const std::uint64_t k_desc = hopper::smem_desc(sK0, 16, 1024);
+  const std::uint64_t v_desc = hopper::smem_desc(sV0, BN * 128, 1024);
+  auto desc_plus = [](std::uint64_t d, std::uint32_t bytes) { return d + (bytes >> 4); };
+  auto issue_s = [&](float (&sacc)[kSacc], int s) {
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const std::uint32_t qa = (kk / 4) * BM * 128 + (kk % 4) * 32;
+      const std::uint32_t kb = s * C::kTileBytes + (kk / 4) * BN * 128 + (kk % 4) * 32;
+      hopper::wgmma_ss<BN>(sacc, desc_plus(q_desc, qa), desc_plus(k_desc, kb), kk > 0 ? 1 : 0);
+    }
+    hopper::wgmma_commit();
+  };
+  auto issue_pv = [&](float (&o)[kOacc], const std::uint32_t (&pf)[BN / 16][4], int s) {
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      hopper::wgmma_rs_tb<D>(o, pf[kk], desc_plus(v_desc, s * C::kTileBytes + kk * 16 * 128), 1);
+    hopper::wgmma_commit();
+  };
+
+  float o[kOacc];
+#pragma unroll
+  for (int i = 0; i < kOacc; ++i) o[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f};
+  float alpha[2];
+  float sacc[kSacc];
+  std::uint32_t pf[BN / 16][4];
+
+  // Tile 0: S, softmax, P (O is still zero: no rescale).
+  wait_barrier(bar(kWsQFull), 0, kWsQFull, 0);
+  wait_barrier(bar(kWsKFull), 0, kWsKFull, 0);
+  hopper::wgmma_fence();
+  issue_s(sacc, 0);
+  hopper::wgmma_wait<0>();
+  hopper::fence_operands<kSacc>(sacc);
+  hopper::mbar_arrive(bar(kWsKEmpty));
+  if (needs_mask(0)) mask_tile<BN>(sacc, pos0, 0, a.kv_len, a.causal, t);
+  softmax_tile<BN>(sacc, row_max, row_sum, alpha, a.scale_log2);
+  pack_p<BN>(sacc, pf);
+
+  for (int n = 1; n < num_tiles; ++n) {
+    const int s = n & 1, sp = (n - 1) & 1;
+    wait_barrier(bar(kWsKFull + s), static_cast<unsigned>(n >> 1) & 1u, kWsKFull + s, n);
+    hopper::fence_operands<kOacc>(o);
+    hopper::wgmma_fence();
+    issue_s(sacc, s);
+    wait_barrier(bar(kWsVFull + sp), static_cast<unsigned>((n - 1) >> 1) & 1u, kWsVFull + sp, n - 1);
+    issue_pv(o, pf, sp);
+    hopper::wgmma_wait<1>();  // S(n) done; P(n-1) V(n-1) may still run
+    hopper::fence_operands<kSacc>(sacc);
+    hopper::mbar_arrive(bar(kWsKEmpty + s));
+    if (needs_mask(n * BN)) mask_tile<BN>(sacc, pos0, n * BN, a.kv_len, a.causal, t);
+    softmax_tile<BN>(sacc, row_max, row_sum, alpha, a.scale_log2);
+    hopper::wgmma_wait<0>();
+    hopper::fence_operands<kOacc>(o);
+    hopper::mbar_arrive(bar(kWsVEmpty + sp));
+    rescale_o<D>(o, alpha);
+    pack_p<BN>(sacc, pf);
+  }
+  const int sl = (num_tiles - 1) & 1;
+  wait_barrier(bar(kWsVFull + sl), static_cast<unsigned>((num_tiles - 1) >> 1) & 1u, kWsVFull + sl, num_tiles - 1);
+  hopper::fence_operands<kOacc>(o);
+  hopper::wgmma_fence();
+  issue_pv(o, pf, sl);
+  hopper::wgmma_wait<0>();
+  hopper::fence_operands<kOacc>(o);
+  hopper::mbar_arrive(bar(kWsVEmpty + sl));
+
+  store_o<D>(o, row_sum, a.o + b * a.o_batch_stride + static_cast<std::int64_t>(h) * D, m0 + row0, a.q_len,
+             a.o_token_stride, t);
+#else
   (void)tq;
   (void)tk;
   (void)tv;
@@ -325,7 +542,7 @@ CUtensorMap make_map(const void* base, int d, int heads, int len, int batch, std
 }
 
 template <class C>
-void launch(const Params& p, Stream stream) {
+void launch(const Params& p, bool specialised, Stream stream) {
   Args a{};
   a.o = reinterpret_cast<bf16*>(p.o);
   a.q_len = p.q_len;
@@ -338,14 +555,30 @@ void launch(const Params& p, Stream stream) {
   const CUtensorMap tq = make_map(p.q, p.head_dim, p.num_q_heads, p.q_len, p.batch, p.q_token_stride, p.q_batch_stride, C::BM);
   const CUtensorMap tk = make_map(p.k, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
   const CUtensorMap tv = make_map(p.v, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
-  MHACFG_CUDA_CHECK(cudaFuncSetAttribute(hopper_prefill_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
   const dim3 grid(static_cast<unsigned>(p.num_q_heads), static_cast<unsigned>(p.batch),
                   static_cast<unsigned>((p.q_len + C::BM - 1) / C::BM));
-  hopper_prefill_kernel<C><<<grid, C::kThreads, C::kSmemBytes, stream>>>(tq, tk, tv, a);
-  MHACFG_CUDA_CHECK_LAUNCH("hopper_prefill_kernel");
+  if (specialised) {
+    MHACFG_CUDA_CHECK(cudaFuncSetAttribute(hopper_ws_prefill_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    hopper_ws_prefill_kernel<C><<<grid, C::kThreads + 128, C::kSmemBytes, stream>>>(tq, tk, tv, a);
+    MHACFG_CUDA_CHECK_LAUNCH("hopper_ws_prefill_kernel");
+  } else {
+    MHACFG_CUDA_CHECK(cudaFuncSetAttribute(hopper_prefill_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    hopper_prefill_kernel<C><<<grid, C::kThreads, C::kSmemBytes, stream>>>(tq, tk, tv, a);
+    MHACFG_CUDA_CHECK_LAUNCH("hopper_prefill_kernel");
+  }
 }
 
 }  // namespace
+
+unsigned barrier_timeouts(bool reset) {
+  unsigned n = 0;
+  MHACFG_CUDA_CHECK(cudaMemcpyFromSymbol(&n, g_barrier_timeouts, sizeof n));
+  if (reset) {
+    const unsigned zero = 0;
+    MHACFG_CUDA_CHECK(cudaMemcpyToSymbol(g_barrier_timeouts, &zero, sizeof zero));
+  }
+  return n;
+}
 
 std::string unsupported_on_device(const AttentionShape& s) {
   std::string why = unsupported_reason(s);
@@ -358,10 +591,11 @@ std::string unsupported_on_device(const AttentionShape& s) {
 }
 
 void run(const Params& p, Stream stream) {
+  const bool ws = p.variant == Variant::hopper_ws;
   switch (p.head_dim) {
-    case 64: launch<H64>(p, stream); return;
-    case 128: launch<H128>(p, stream); return;
-    case 256: launch<H256>(p, stream); return;
+    case 64: launch<H64>(p, ws, stream); return;
+    case 128: launch<H128>(p, ws, stream); return;
+    case 256: launch<H256>(p, ws, stream); return;
   }
   throw InputError("prefill attention", std::to_string(p.head_dim), "the hopper variant runs head_dim 64, 128 or 256");
 }

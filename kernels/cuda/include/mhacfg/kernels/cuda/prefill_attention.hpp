@@ -20,6 +20,8 @@ enum class Variant {
                   // compiler spills a few registers); the same as rows32 at head_dim 64
   hopper,  // sm_90 only: wgmma + TMA (src/prefill_hopper.cu), two 64-row warpgroups per block. Never
            // chosen by `automatic` until a device run shows it correct and faster (NOTES.md)
+  hopper_ws,  // hopper plus FA3's producer warpgroup (setmaxnreg) and the softmax of one tile
+              // overlapped with the previous tile's P V; the same opt-in rule
 };
 
 struct Params {
@@ -47,11 +49,11 @@ struct Params {
 };
 
 std::string unsupported_reason(const AttentionShape& shape);
-// The same for one variant on the current device: Variant::hopper also needs an sm_90 GPU.
+// The same for one variant on the current device: Variant::hopper(_ws) also needs an sm_90 GPU.
 std::string unsupported_reason(const AttentionShape& shape, Variant v);
 std::string to_string(Variant v);
 // The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist); hopper
-// stays hopper at every head_dim.
+// and hopper_ws stay what they are at every head_dim.
 Variant resolve(Variant v, int head_dim);
 
 void run(const Params& p, Stream stream);
