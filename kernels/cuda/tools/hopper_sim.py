@@ -153,12 +153,55 @@ def smem_layout(D):
         assert off % 1024 == 0
     return BN, WG, BM, q_bytes, tile_bytes
 
-def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale):
+def mask_tile(sacc, BN, n, kv_len, causal, offset, m0, wg):  # mask_tile, only where needs_mask says so
+    key0 = n * BN
+    if not (key0 + BN > kv_len or (causal and key0 + BN - 1 > offset + m0 + wg * 64)):
+        return
+    for T in range(128):
+        w, l = T // 32, T % 32
+        g, t = l // 4, l % 4
+        pos0 = offset + m0 + wg * 64 + w * 16 + g
+        for r in range(2):
+            pos = pos0 + 8 * r
+            last = (min(pos, kv_len - 1) if causal else kv_len - 1) - key0 - 2 * t
+            for i in range(BN // 8):
+                if i * 8 > last: sacc[T][4 * i + 2 * r] = -math.inf
+                if i * 8 + 1 > last: sacc[T][4 * i + 2 * r + 1] = -math.inf
+
+def softmax_tile(sacc, BN, row_max, row_sum, scale_log2):  # returns alpha[T][r]
+    alpha = [[0.0, 0.0] for _ in range(128)]
+    for r in range(2):
+        tmax = [max(max(sacc[T][4 * i + 2 * r], sacc[T][4 * i + 2 * r + 1]) for i in range(BN // 8)) for T in range(128)]
+        tmax = quad_reduce(tmax, max)
+        for T in range(128):
+            new_max = max(row_max[T][r], tmax[T])
+            ref = 0.0 if new_max == -math.inf else new_max * scale_log2
+            alpha[T][r] = 2.0 ** (row_max[T][r] * scale_log2 - ref) if row_max[T][r] != -math.inf else 0.0
+            row_max[T][r] = new_max
+            row_sum[T][r] *= alpha[T][r]
+            for i in range(BN // 8):
+                for e in range(2):
+                    x = sacc[T][4 * i + 2 * r + e]
+                    p = 0.0 if x == -math.inf else 2.0 ** (x * scale_log2 - ref)
+                    sacc[T][4 * i + 2 * r + e] = p
+                    row_sum[T][r] += p
+    return alpha
+
+def rescale_o(o, D, alpha):
+    for T in range(128):
+        for i in range(D // 8):
+            o[T][4 * i] *= alpha[T][0]; o[T][4 * i + 1] *= alpha[T][0]
+            o[T][4 * i + 2] *= alpha[T][1]; o[T][4 * i + 3] *= alpha[T][1]
+
+def pack_p(sacc, BN):  # pf[T][kk][q] = (sacc[8kk + 2q], sacc[8kk + 2q + 1])
+    return [[[(sacc[T][8 * kk + 2 * q], sacc[T][8 * kk + 2 * q + 1]) for q in range(4)] for kk in range(BN // 16)]
+            for T in range(128)]
+
+def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised=False):
     BN, WG, BM, q_bytes, tile_bytes = smem_layout(D)
     sQ = 0
     sK0 = sQ + q_bytes
     sV0 = sK0 + 2 * tile_bytes
-    sm = Smem(sV0 + 2 * tile_bytes)
     chunks = D // 64
     m0 = m_block * BM
     q_rows = min(BM, q_len - m0)
@@ -166,16 +209,20 @@ def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale):
     n_end = min(kv_len, offset + m0 + q_rows) if causal else kv_len
     num_tiles = (n_end + BN - 1) // BN
     scale_log2 = scale * math.log2(math.e)
+    sm = Smem(sV0 + 2 * tile_bytes)
     for c in range(chunks):
         tma_box(sm, sQ + c * BM * 128, lambda r, col: Q[m0 + r][col], BM, q_len - m0, c * 64)
 
-    def load_kv(n):
+    def load_k(n):
         s = n & 1
         for c in range(chunks):
             tma_box(sm, sK0 + s * tile_bytes + c * BN * 128, lambda r, col: K[n * BN + r][col], BN, kv_len - n * BN, c * 64)
+
+    def load_v(n):
+        s = n & 1
+        for c in range(chunks):
             tma_box(sm, sV0 + s * tile_bytes + c * BN * 128, lambda r, col: V[n * BN + r][col], BN, kv_len - n * BN, c * 64)
 
-    load_kv(0)
     for wg in range(WG):  # warpgroups are independent: each owns 64 rows
         q_desc = smem_desc(sQ + wg * 64 * 128, 16, 1024)
         k_desc = smem_desc(sK0, 16, 1024)
@@ -183,47 +230,42 @@ def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale):
         o = [[0.0] * (D // 2) for _ in range(128)]
         row_max = [[-math.inf, -math.inf] for _ in range(128)]
         row_sum = [[0.0, 0.0] for _ in range(128)]
-        for n in range(num_tiles):
+
+        def issue_s(n):  # S(n) = Q K(n)^T from stage n & 1 (the stage holds K(n) once kfull says so)
+            load_k(n)
             s = n & 1
-            load_kv(n)  # the stage holds tile n when the kernel's wait on its full barrier returns
             sacc = [[0.0] * (BN // 2) for _ in range(128)]
             for kk in range(D // 16):
                 qa = (kk // 4) * BM * 128 + (kk % 4) * 32
                 kb = s * tile_bytes + (kk // 4) * BN * 128 + (kk % 4) * 32
                 wgmma_ss(sm, sacc, desc_plus(q_desc, qa), desc_plus(k_desc, kb), BN, 1 if kk > 0 else 0)
-            key0 = n * BN
-            if key0 + BN > kv_len or (causal and key0 + BN - 1 > offset + m0 + wg * 64):
-                for T in range(128):
-                    w, l = T // 32, T % 32
-                    g, t = l // 4, l % 4
-                    pos0 = offset + m0 + wg * 64 + w * 16 + g
-                    for r in range(2):
-                        pos = pos0 + 8 * r
-                        last = (min(pos, kv_len - 1) if causal else kv_len - 1) - key0 - 2 * t
-                        for i in range(BN // 8):
-                            if i * 8 > last: sacc[T][4 * i + 2 * r] = -math.inf
-                            if i * 8 + 1 > last: sacc[T][4 * i + 2 * r + 1] = -math.inf
-            for r in range(2):
-                tmax = [max(max(sacc[T][4 * i + 2 * r], sacc[T][4 * i + 2 * r + 1]) for i in range(BN // 8)) for T in range(128)]
-                tmax = quad_reduce(tmax, max)
-                for T in range(128):
-                    new_max = max(row_max[T][r], tmax[T])
-                    ref = 0.0 if new_max == -math.inf else new_max * scale_log2
-                    alpha = 2.0 ** (row_max[T][r] * scale_log2 - ref) if row_max[T][r] != -math.inf else 0.0
-                    row_max[T][r] = new_max
-                    row_sum[T][r] *= alpha
-                    for i in range(D // 8):
-                        o[T][4 * i + 2 * r] *= alpha
-                        o[T][4 * i + 2 * r + 1] *= alpha
-                    for i in range(BN // 8):
-                        for e in range(2):
-                            x = sacc[T][4 * i + 2 * r + e]
-                            p = 0.0 if x == -math.inf else 2.0 ** (x * scale_log2 - ref)
-                            sacc[T][4 * i + 2 * r + e] = p
-                            row_sum[T][r] += p
+            return sacc
+
+        def issue_pv(pf, n):  # O += P V(n) from stage n & 1
+            load_v(n)
             for kk in range(BN // 16):
-                pf = [[(sacc[T][8 * kk + 2 * q], sacc[T][8 * kk + 2 * q + 1]) for q in range(4)] for T in range(128)]
-                wgmma_rs_tb(sm, o, pf, desc_plus(v_desc, s * tile_bytes + kk * 16 * 128), D)
+                wgmma_rs_tb(sm, o, [pf[T][kk] for T in range(128)], desc_plus(v_desc, (n & 1) * tile_bytes + kk * 16 * 128), D)
+
+        if not specialised:  # hopper_prefill_kernel: S, softmax, rescale, P V per tile
+            for n in range(num_tiles):
+                sacc = issue_s(n)
+                mask_tile(sacc, BN, n, kv_len, causal, offset, m0, wg)
+                alpha = softmax_tile(sacc, BN, row_max, row_sum, scale_log2)
+                rescale_o(o, D, alpha)
+                issue_pv(pack_p(sacc, BN), n)
+        else:  # hopper_ws_prefill_kernel: P(n-1) V(n-1) runs while the softmax of S(n) does; O rescaled after
+            sacc = issue_s(0)
+            mask_tile(sacc, BN, 0, kv_len, causal, offset, m0, wg)
+            softmax_tile(sacc, BN, row_max, row_sum, scale_log2)
+            pf = pack_p(sacc, BN)
+            for n in range(1, num_tiles):
+                sacc = issue_s(n)
+                issue_pv(pf, n - 1)  # asynchronous in the kernel: its result is only read after wait_group 0
+                mask_tile(sacc, BN, n, kv_len, causal, offset, m0, wg)
+                alpha = softmax_tile(sacc, BN, row_max, row_sum, scale_log2)
+                rescale_o(o, D, alpha)  # after the wait: O = (O + P(n-1) V(n-1)) * alpha(n)
+                pf = pack_p(sacc, BN)
+            issue_pv(pf, num_tiles - 1)
         for r in range(2):
             sums = quad_reduce([row_sum[T][r] for T in range(128)], operator.add)
             for T in range(128):
@@ -251,7 +293,7 @@ def direct(Q, K, V, q_len, kv_len, D, causal, scale):
         out.append([sum(p[jj] * V[j][c] for jj, j in enumerate(keys)) / z for c in range(D)])
     return out
 
-def check_attention(D, q_len, kv_len, causal, seed):
+def check_attention(D, q_len, kv_len, causal, seed, specialised=False):
     rnd = random.Random(seed)
     Q = [[rnd.uniform(-1.5, 1.5) for _ in range(D)] for _ in range(q_len)]
     K = [[rnd.uniform(-1, 1) for _ in range(D)] for _ in range(kv_len)]
@@ -261,7 +303,7 @@ def check_attention(D, q_len, kv_len, causal, seed):
     out = [[None] * D for _ in range(q_len)]
     tiles = []
     for m_block in range((q_len + BM - 1) // BM):
-        tiles.append(run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale))
+        tiles.append(run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised))
     ref = direct(Q, K, V, q_len, kv_len, D, causal, scale)
     worst = 0.0
     for i in range(q_len):
@@ -269,7 +311,8 @@ def check_attention(D, q_len, kv_len, causal, seed):
             assert out[i][c] is not None, "element (%d, %d) never written" % (i, c)
             worst = max(worst, abs(out[i][c] - ref[i][c]))
     assert worst < 1e-9, "D %d q %d kv %d causal %s: max error %g" % (D, q_len, kv_len, causal, worst)
-    print("attention ok: d%d q_len %d kv_len %d %s, tiles per block %s" % (D, q_len, kv_len, "causal" if causal else "non-causal", tiles))
+    print("attention ok: %s d%d q_len %d kv_len %d %s, tiles per block %s" % (
+        "hopper_ws" if specialised else "hopper", D, q_len, kv_len, "causal" if causal else "non-causal", tiles))
 
 def check_parities():
     # The kernel: tile n sits in stage n & 1 and its full barriers complete their (n >> 1)-th phase;
@@ -301,6 +344,62 @@ def check_parities():
             empty_phases[s] += 1  # every thread arrives after its P V of tile n
     print("mbarrier parities ok (1-11 tiles)")
 
+def check_parities_ws():
+    # hopper_ws: the producer loads K(n) then V(n) into stage n & 1, first waiting (n >= 2) for the
+    # stage's K-empty / V-empty phase ((n - 2) >> 1) (the release by tile n - 2). Consumers wait
+    # K-full(n & 1) with parity (n >> 1) & 1 and release K(n) after S(n); they wait V-full((n-1) & 1)
+    # with parity ((n - 1) >> 1) & 1 for P(n-1) V(n-1) and release V(n-1) after it. Replay with the
+    # consumer one event behind at every step in every interleaving the barriers allow.
+    for num_tiles in range(1, 12):
+        kfull, vfull, kempty, vempty = [0, 0], [0, 0], [0, 0], [0, 0]  # completed phases per stage
+        kstage, vstage = [None, None], [None, None]
+        produced = 0
+        consumed_s = 0  # S products done
+        consumed_v = 0  # P V products done
+        steps = 0
+        while consumed_v < num_tiles:
+            steps += 1
+            assert steps < 1000, "deadlock"
+            progressed = False
+            # producer: next load if its empty waits are satisfied
+            if produced < num_tiles:
+                n, st = produced, produced & 1
+                ok = n < 2 or (kempty[st] - 1 >= (n - 2) >> 1 and vempty[st] - 1 >= (n - 2) >> 1)
+                if ok:
+                    if n >= 2:
+                        assert kstage[st] == n - 2 and vstage[st] == n - 2
+                        # the parity the kernel waits for is that of the phase the release completed
+                        assert ((kempty[st] - 1) & 1) == (((n - 2) >> 1) & 1)
+                    kstage[st] = n; vstage[st] = n
+                    kfull[st] += 1; vfull[st] += 1
+                    assert kfull[st] - 1 == n >> 1
+                    produced += 1
+                    progressed = True
+            # consumer: S(consumed_s) then P V(consumed_s - 1) in the kernel's order
+            if consumed_s < num_tiles:
+                n, st = consumed_s, consumed_s & 1
+                if kfull[st] - 1 >= n >> 1 and ((kfull[st] - 1) & 1) == ((n >> 1) & 1) and kstage[st] == n:
+                    if n >= 1:
+                        sp = (n - 1) & 1
+                        if not (vfull[sp] - 1 >= (n - 1) >> 1 and vstage[sp] == n - 1):
+                            continue
+                        consumed_s += 1
+                        kempty[st] += 1
+                        consumed_v += 1
+                        vempty[sp] += 1
+                    else:
+                        consumed_s += 1
+                        kempty[st] += 1
+                    progressed = True
+            elif consumed_v < num_tiles:
+                n, st = num_tiles - 1, (num_tiles - 1) & 1
+                if vfull[st] - 1 >= n >> 1 and vstage[st] == n:
+                    consumed_v += 1
+                    vempty[st] += 1
+                    progressed = True
+            assert progressed or produced < num_tiles, "deadlock"
+    print("mbarrier parities ok, specialised ring (1-11 tiles)")
+
 def check_descriptors():
     for D in (64, 128, 256):
         BN, WG, BM, q_bytes, tile_bytes = smem_layout(D)
@@ -319,6 +418,7 @@ if __name__ == "__main__":
     print("fragment layouts ok (accumulators, A registers, P as A without shuffles)")
     check_descriptors()
     check_parities()
+    check_parities_ws()
     # Lengths that are not multiples of the tiles, q_len < kv_len (queries at the end), one and several
     # tiles, both warpgroups with and without rows.
     check_attention(64, 70, 135, True, 1)
@@ -327,4 +427,8 @@ if __name__ == "__main__":
     check_attention(128, 33, 200, True, 4)
     check_attention(128, 100, 100, False, 5)
     check_attention(256, 20, 130, True, 6)
+    # The specialised kernel's order (P V of tile n-1 beside the softmax of tile n, O rescaled after).
+    check_attention(64, 70, 300, True, 7, specialised=True)
+    check_attention(128, 100, 300, False, 8, specialised=True)
+    check_attention(256, 20, 200, True, 9, specialised=True)
     print("hopper_sim: all checks passed")
