@@ -170,12 +170,13 @@ void add_sweep_cases(std::vector<Case>& v) {
     sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
           attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
   }
-  // The Hopper prefill (wgmma + TMA, prepared in session 22, opt-in until measured) on the industry
-  // table's four prefill shapes and d256. Last, so a fault in the new kernel cannot spoil the rows above.
-  {
+  // The Hopper prefills (wgmma + TMA, and with FA3's producer warpgroup; prepared in session 22,
+  // opt-in until measured) on the industry table's four prefill shapes and d256. Last, so a fault in
+  // a new kernel cannot spoil the rows above.
+  for (auto variant : {cu::prefill::Variant::hopper, cu::prefill::Variant::hopper_ws}) {
     cu::detail::Knobs k;
-    k.variant = cu::prefill::Variant::hopper;
-    const std::string tag = " [hopper]";
+    k.variant = variant;
+    const std::string tag = " [" + cu::prefill::to_string(variant) + "]";
     sweep("prefill causal B4 N4096 32/32 d128" + tag, attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, true), F, k);
     sweep("prefill causal B4 N4096 32/8 d128" + tag, attention(Phase::prefill, 4, 4096, 4096, 32, 8, 128, true), F, k);
     sweep("prefill non-causal B4 N4096 32/32 d128" + tag, attention(Phase::prefill, 4, 4096, 4096, 32, 32, 128, false), F, k);

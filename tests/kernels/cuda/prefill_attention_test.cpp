@@ -10,6 +10,7 @@
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
 #include "mhacfg/kernels/cuda/runtime.hpp"
+#include "prefill_hopper.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -113,6 +114,8 @@ void check_prefill(const PrefillCase& c, std::uint64_t seed) {
                 << prefill::to_string(prefill::resolve(c.variant, d)) << (c.packed_qkv ? " packed" : "") << "\n"
                 << report);
   CHECK(bad == 0);
+  if (c.variant == prefill::Variant::hopper || c.variant == prefill::Variant::hopper_ws)
+    CHECK(prefill::hopper_detail::barrier_timeouts(true) == 0);  // nonzero: a TMA/mbarrier pipeline broke
 }
 
 }  // namespace
@@ -198,20 +201,25 @@ TEST_CASE("prefill attention says which shapes it does not run", "[cuda]") {
   CHECK(prefill::resolve(prefill::Variant::automatic, 128) == prefill::Variant::rows32_keys64);
   CHECK(prefill::resolve(prefill::Variant::automatic, 64) == prefill::Variant::rows32);
   CHECK(prefill::resolve(prefill::Variant::rows16, 128) == prefill::Variant::rows16);
-  for (int d : {64, 128, 256}) CHECK(prefill::resolve(prefill::Variant::hopper, d) == prefill::Variant::hopper);
+  for (int d : {64, 128, 256}) {
+    CHECK(prefill::resolve(prefill::Variant::hopper, d) == prefill::Variant::hopper);
+    CHECK(prefill::resolve(prefill::Variant::hopper_ws, d) == prefill::Variant::hopper_ws);
+  }
 }
 
 namespace {
 
-// True when the current device can run Variant::hopper (sm_90). On another device the variant must
+// True when the current device can run Variant::hopper(_ws) (sm_90). On another device both must
 // refuse with InputError before launching anything; the caller then reports the test as skipped.
 bool hopper_device_or_refusal() {
   const auto& dev = kernels::cuda::device_info(kernels::cuda::current_device());
   if (dev.compute_capability_major == 9 && dev.compute_capability_minor == 0) return true;
-  PrefillCase c;
-  c.head_dim = 128;
-  c.variant = prefill::Variant::hopper;
-  CHECK_THROWS_AS(check_prefill(c, 1), InputError);
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws}) {
+    PrefillCase c;
+    c.head_dim = 128;
+    c.variant = variant;
+    CHECK_THROWS_AS(check_prefill(c, 1), InputError);
+  }
   WARN("not an sm_90 device: the hopper variant refused, as it must");
   std::cout << MHACFG_TEST_SKIPPED_MARKER << std::endl;
   return false;
@@ -234,50 +242,53 @@ TEST_CASE("hopper prefill matches the float64 reference across head_dims, masks 
   const Heads heads[] = {{4, 4}, {8, 2}, {6, 1}};
   std::uint64_t seed = 900;
   int i = 0;
-  for (int d : {64, 128, 256})
-    for (bool causal : {true, false})
-      for (const Lens& l : lens) {
-        PrefillCase c;
-        c.q_len = l.q;
-        c.kv_len = l.kv;
-        const Heads& h = heads[i++ % 3];
-        c.num_q_heads = h.q;
-        c.num_kv_heads = h.kv;
-        c.head_dim = d;
-        c.causal = causal;
-        c.variant = prefill::Variant::hopper;
-        check_prefill(c, ++seed);
-      }
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+    for (int d : {64, 128, 256})
+      for (bool causal : {true, false})
+        for (const Lens& l : lens) {
+          PrefillCase c;
+          c.q_len = l.q;
+          c.kv_len = l.kv;
+          const Heads& h = heads[i++ % 3];
+          c.num_q_heads = h.q;
+          c.num_kv_heads = h.kv;
+          c.head_dim = d;
+          c.causal = causal;
+          c.variant = variant;
+          check_prefill(c, ++seed);
+        }
 }
 
 TEST_CASE("hopper prefill reads a packed QKV matrix", "[cuda][hopper]") {
   MHACFG_REQUIRE_CUDA_DEVICE();
   if (!hopper_device_or_refusal()) return;
-  for (int d : {64, 128}) {
-    PrefillCase c;
-    c.q_len = c.kv_len = 150;
-    c.num_q_heads = 8;
-    c.num_kv_heads = 2;
-    c.head_dim = d;
-    c.packed_qkv = true;
-    c.variant = prefill::Variant::hopper;
-    check_prefill(c, 1700 + d);
-  }
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+    for (int d : {64, 128}) {
+      PrefillCase c;
+      c.q_len = c.kv_len = 150;
+      c.num_q_heads = 8;
+      c.num_kv_heads = 2;
+      c.head_dim = d;
+      c.packed_qkv = true;
+      c.variant = variant;
+      check_prefill(c, 1700 + d);
+    }
 }
 
 TEST_CASE("hopper prefill small case for the sanitizers", "[cuda][hopper][sanitize]") {
   MHACFG_REQUIRE_CUDA_DEVICE();
   if (!hopper_device_or_refusal()) return;
-  for (bool causal : {true, false}) {
-    PrefillCase c;
-    c.batch = 1;
-    c.q_len = 70;
-    c.kv_len = 300;  // 3 key tiles: both stages, one refill
-    c.num_q_heads = 2;
-    c.num_kv_heads = 1;
-    c.head_dim = 128;
-    c.causal = causal;
-    c.variant = prefill::Variant::hopper;
-    check_prefill(c, causal ? 1801 : 1802);
-  }
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+    for (bool causal : {true, false}) {
+      PrefillCase c;
+      c.batch = 1;
+      c.q_len = 70;
+      c.kv_len = 300;  // 3 key tiles: both stages, one refill
+      c.num_q_heads = 2;
+      c.num_kv_heads = 1;
+      c.head_dim = 128;
+      c.causal = causal;
+      c.variant = variant;
+      check_prefill(c, causal ? 1801 : 1802);
+    }
 }
