@@ -13,8 +13,9 @@
 #   synccheck  compute-sanitizer --tool synccheck on the same subset
 #   hopper     the [hopper] tests (Variant::hopper, wgmma + TMA, first prepared without a device in
 #              session 22), in processes of their own so that a fault or a trapped barrier wait there
-#              cannot spoil the steps above; then hopper-memcheck/-racecheck/-synccheck on its
-#              [sanitize] case (a barrier that never completes traps after 4 s: read NOTES.md)
+#              cannot spoil the steps above (when they fail, hopper-pv64 reruns them with
+#              MHACFG_HOPPER_DIAG=pv64); then hopper-memcheck/-racecheck/-synccheck on its [sanitize]
+#              case (a barrier wait that never completes gives up after 2 s: read NOTES.md)
 #   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
 #   profile    ncu per-kernel times of the small decode rows (diagnostic; where ncu exists)
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
@@ -77,6 +78,9 @@ step memcheck 30 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhac
 step racecheck 30 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]"
 step synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]"
 step hopper 40 "$BIN/mhacfg_cuda_tests" "[hopper]" --durations yes
+if [ "$(tail -1 "$STEPS" | cut -f2)" != 0 ]; then  # diagnostic (NOTES.md, session 22): P V without the LBO
+  step hopper-pv64 40 env MHACFG_HOPPER_DIAG=pv64 "$BIN/mhacfg_cuda_tests" "[hopper]"
+fi
 step hopper-memcheck 30 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step hopper-racecheck 30 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step hopper-synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"

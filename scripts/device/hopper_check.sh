@@ -6,7 +6,9 @@
 #   command "bash scripts/device/hopper_check.sh", carry ["device-bin"], timeout_s 240
 # Steps, each in its own process under its own limit (a broken TMA/mbarrier pipeline makes each
 # barrier wait give up after 2 s and the tests report it, so nothing should reach the limits):
-#   tests      the [hopper] tests (float64 reference, poisoned outputs, every element, no wait gave up)
+#   tests      the [hopper] tests (float64 reference, poisoned outputs, every element, no wait gave up);
+#              when they fail, tests-pv64 runs them again with MHACFG_HOPPER_DIAG=pv64 (P V as N = 64
+#              products, never reading the N-major descriptor's LBO): NOTES.md says how to read both
 #   memcheck / racecheck / synccheck   compute-sanitizer on the [hopper][sanitize] case
 #   speed      every prefill row of mhacfg_cuda_speed: today's kernels and the [hopper] /
 #              [hopper_ws] sweep rows, side by side (JSON in $OUT/speed-prefill.json)
@@ -40,6 +42,9 @@ step() {  # step NAME LIMIT_S COMMAND...
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | tee -a "$LOG"
 step tests 60 "$BIN/mhacfg_cuda_tests" "[hopper]" --durations yes
+if [ "$failed" = 1 ]; then  # diagnostic: the same tests with P V as N = 64 blocks (no N-major LBO)
+  step tests-pv64 60 env MHACFG_HOPPER_DIAG=pv64 "$BIN/mhacfg_cuda_tests" "[hopper]"
+fi
 step memcheck 40 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step racecheck 40 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step synccheck 30 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"

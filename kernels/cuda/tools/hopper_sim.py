@@ -197,7 +197,7 @@ def pack_p(sacc, BN):  # pf[T][kk][q] = (sacc[8kk + 2q], sacc[8kk + 2q + 1])
     return [[[(sacc[T][8 * kk + 2 * q], sacc[T][8 * kk + 2 * q + 1]) for q in range(4)] for kk in range(BN // 16)]
             for T in range(128)]
 
-def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised=False):
+def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised=False, pv64=False):
     BN, WG, BM, q_bytes, tile_bytes = smem_layout(D)
     sQ = 0
     sK0 = sQ + q_bytes
@@ -241,10 +241,19 @@ def run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialise
                 wgmma_ss(sm, sacc, desc_plus(q_desc, qa), desc_plus(k_desc, kb), BN, 1 if kk > 0 else 0)
             return sacc
 
-        def issue_pv(pf, n):  # O += P V(n) from stage n & 1
+        def issue_pv(pf, n):  # O += P V(n) from stage n & 1 (pv_product)
             load_v(n)
             for kk in range(BN // 16):
-                wgmma_rs_tb(sm, o, [pf[T][kk] for T in range(128)], desc_plus(v_desc, (n & 1) * tile_bytes + kk * 16 * 128), D)
+                d = desc_plus(v_desc, (n & 1) * tile_bytes + kk * 16 * 128)
+                a = [pf[T][kk] for T in range(128)]
+                if not pv64:
+                    wgmma_rs_tb(sm, o, a, d, D)
+                else:  # MHACFG_HOPPER_DIAG=pv64: one N = 64 product per 64-column block (pv_block64)
+                    for c in range(D // 64):
+                        sub = [o[T][32 * c:32 * c + 32] for T in range(128)]
+                        wgmma_rs_tb(sm, sub, a, desc_plus(d, c * BN * 128), 64)
+                        for T in range(128):
+                            o[T][32 * c:32 * c + 32] = sub[T]
 
         if not specialised:  # hopper_prefill_kernel: S, softmax, rescale, P V per tile
             for n in range(num_tiles):
@@ -293,7 +302,7 @@ def direct(Q, K, V, q_len, kv_len, D, causal, scale):
         out.append([sum(p[jj] * V[j][c] for jj, j in enumerate(keys)) / z for c in range(D)])
     return out
 
-def check_attention(D, q_len, kv_len, causal, seed, specialised=False):
+def check_attention(D, q_len, kv_len, causal, seed, specialised=False, pv64=False):
     rnd = random.Random(seed)
     Q = [[rnd.uniform(-1.5, 1.5) for _ in range(D)] for _ in range(q_len)]
     K = [[rnd.uniform(-1, 1) for _ in range(D)] for _ in range(kv_len)]
@@ -303,7 +312,7 @@ def check_attention(D, q_len, kv_len, causal, seed, specialised=False):
     out = [[None] * D for _ in range(q_len)]
     tiles = []
     for m_block in range((q_len + BM - 1) // BM):
-        tiles.append(run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised))
+        tiles.append(run_block(Q, K, V, q_len, kv_len, D, causal, m_block, out, scale, specialised, pv64))
     ref = direct(Q, K, V, q_len, kv_len, D, causal, scale)
     worst = 0.0
     for i in range(q_len):
@@ -311,8 +320,9 @@ def check_attention(D, q_len, kv_len, causal, seed, specialised=False):
             assert out[i][c] is not None, "element (%d, %d) never written" % (i, c)
             worst = max(worst, abs(out[i][c] - ref[i][c]))
     assert worst < 1e-9, "D %d q %d kv %d causal %s: max error %g" % (D, q_len, kv_len, causal, worst)
-    print("attention ok: %s d%d q_len %d kv_len %d %s, tiles per block %s" % (
-        "hopper_ws" if specialised else "hopper", D, q_len, kv_len, "causal" if causal else "non-causal", tiles))
+    print("attention ok: %s%s d%d q_len %d kv_len %d %s, tiles per block %s" % (
+        "hopper_ws" if specialised else "hopper", " (pv64)" if pv64 else "", D, q_len, kv_len,
+        "causal" if causal else "non-causal", tiles))
 
 def check_parities():
     # The kernel: tile n sits in stage n & 1 and its full barriers complete their (n >> 1)-th phase;
@@ -431,4 +441,7 @@ if __name__ == "__main__":
     check_attention(64, 70, 300, True, 7, specialised=True)
     check_attention(128, 100, 300, False, 8, specialised=True)
     check_attention(256, 20, 200, True, 9, specialised=True)
+    # The diagnostic P V of N = 64 blocks (MHACFG_HOPPER_DIAG=pv64).
+    check_attention(128, 40, 150, True, 10, pv64=True)
+    check_attention(256, 20, 130, False, 11, specialised=True, pv64=True)
     print("hopper_sim: all checks passed")
