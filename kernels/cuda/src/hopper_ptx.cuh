@@ -139,6 +139,19 @@ __device__ __forceinline__ void wgmma_rs_tb64_at(float (&d)[R], const std::uint3
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 }
 
+// Named barriers (PTX ISA bar.sync / bar.arrive): THREADS threads (a multiple of 32) meet at barrier
+// ID (1..15; 0 is __syncthreads); arrive does not wait. Immediate ids, so ptxas counts only these.
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_sync() {
+  static_assert(ID >= 1 && ID < 16 && THREADS % 32 == 0, "named barrier");
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
+}
+template <int ID, int THREADS>
+__device__ __forceinline__ void named_arrive() {
+  static_assert(ID >= 1 && ID < 16 && THREADS % 32 == 0, "named barrier");
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(THREADS) : "memory");
+}
+
 // Register split between warpgroups (PTX ISA setmaxnreg): every warp of the warpgroup executes the
 // same one; .dec returns registers to the block's pool, .inc blocks until the pool has them. The
 // count is per thread, 24..256, a multiple of 8.

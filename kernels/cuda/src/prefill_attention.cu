@@ -310,14 +310,19 @@ std::string to_string(Variant v) {
     case Variant::rows32_keys64: return "rows32_keys64";
     case Variant::hopper: return "hopper";
     case Variant::hopper_ws: return "hopper_ws";
+    case Variant::hopper_pingpong: return "hopper_pingpong";
   }
   return "unknown";
 }
 
+namespace {
+bool is_hopper(Variant v) { return v == Variant::hopper || v == Variant::hopper_ws || v == Variant::hopper_pingpong; }
+}  // namespace
+
 Variant resolve(Variant v, int head_dim) {
   // `automatic` never picks hopper: it stays opt-in until a device run shows it correct and faster
   // than rows32_keys64 (kernels/cuda/NOTES.md, session 22).
-  if (v == Variant::hopper || v == Variant::hopper_ws) return v;
+  if (is_hopper(v)) return v;
   if (head_dim == 256) return Variant::rows16;  // a 32-row warp would need 256 accumulator registers
   if (v != Variant::automatic) return v;
   // H200 (2026-11-30, causal B4 N4096 32q/8kv): rows32 with 64-key tiles 349 TFLOP/s, with 32-key
@@ -342,7 +347,7 @@ std::string unsupported_reason(const AttentionShape& s) {
 }
 
 std::string unsupported_reason(const AttentionShape& s, Variant v) {
-  return v == Variant::hopper || v == Variant::hopper_ws ? hopper_detail::unsupported_on_device(s) : unsupported_reason(s);
+  return is_hopper(v) ? hopper_detail::unsupported_on_device(s) : unsupported_reason(s);
 }
 
 void run(const Params& p, Stream stream) {
@@ -375,7 +380,7 @@ void run(const Params& p, Stream stream) {
   a.o_token_stride = p.o_token_stride;
 
   const Variant v = resolve(p.variant, p.head_dim);
-  if (v == Variant::hopper || v == Variant::hopper_ws) {
+  if (is_hopper(v)) {
     hopper_detail::run(p, stream);
     return;
   }

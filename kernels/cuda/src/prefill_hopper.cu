@@ -22,9 +22,10 @@
 //    interleaves them. The version most likely to be right on its first device run.
 //  - hopper_ws_prefill_kernel (Variant::hopper_ws): FA3's warp specialisation (a producer warpgroup
 //    that gives its registers to the consumers with setmaxnreg) and the softmax of tile n overlapped
-//    with the P V product of tile n - 1 inside each consumer warpgroup (its own comment below).
-// Not here yet: FA3's ping-pong ordering of the two consumer warpgroups (named barriers so one's
-// softmax runs under the other's GEMMs), a TMA store epilogue, and a persistent grid.
+//    with the P V product of tile n - 1 inside each consumer warpgroup (its own comment below);
+//    Variant::hopper_pingpong adds FA3's ping-pong: the two consumer warpgroups take turns (named
+//    barriers) to issue their GEMMs, so one's softmax runs under the other's products.
+// Not here yet: a TMA store epilogue, a persistent grid, 3 K/V stages.
 // ptxas (sm_90a, nvcc 13.0.88), no spills, no stack: hopper 127 / 158 / 187 registers at d64/128/256
 // (256 threads, 1 block per SM at d128/d256; d64 fits 2); hopper_ws 168 at launch (384 threads),
 // producer warpgroup 24 and consumer warpgroups 240 after setmaxnreg.
@@ -367,7 +368,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 // and the producer keeps loads off the consumers' instruction stream.
 enum WsBarrier { kWsQFull = 0, kWsKFull = 1, kWsVFull = 3, kWsKEmpty = 5, kWsVEmpty = 7, kWsNumBarriers = 9 };
 
-template <class C, bool PV64>
+template <class C, bool PV64, bool PINGPONG>
 __global__ void __launch_bounds__(C::kThreads + 128, 1)
     hopper_ws_prefill_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                              const __grid_constant__ CUtensorMap tv, const Args a) {
@@ -471,11 +472,29 @@ __global__ void __launch_bounds__(C::kThreads + 128, 1)
   float sacc[kSacc];
   std::uint32_t pf[BN / 16][4];
 
+  // PINGPONG (Variant::hopper_pingpong): the two consumer warpgroups take turns to issue their
+  // GEMMs, so one's softmax runs while the other's products occupy the tensor cores (FA3's
+  // inter-warpgroup schedule). Warpgroup w waits on named barrier 1 + w before issuing and arrives
+  // on the other's after; warpgroup 1 lets warpgroup 0 go first, and warpgroup 0 consumes that
+  // extra arrival at the end, so every barrier phase completes.
+  auto my_turn = [&] {
+    if constexpr (PINGPONG) wg == 0 ? hopper::named_sync<1, 256>() : hopper::named_sync<2, 256>();
+  };
+  auto your_turn = [&] {
+    if constexpr (PINGPONG) wg == 0 ? hopper::named_arrive<2, 256>() : hopper::named_arrive<1, 256>();
+  };
+  static_assert(!PINGPONG || C::kThreads == 256, "ping-pong is written for two consumer warpgroups");
+  if constexpr (PINGPONG) {
+    if (wg == 1) hopper::named_arrive<1, 256>();
+  }
+
   // Tile 0: S, softmax, P (O is still zero: no rescale).
   wait_barrier(bar(kWsQFull), 0, kWsQFull, 0);
   wait_barrier(bar(kWsKFull), 0, kWsKFull, 0);
+  my_turn();
   hopper::wgmma_fence();
   issue_s(sacc, 0);
+  your_turn();
   hopper::wgmma_wait<0>();
   hopper::fence_operands<kSacc>(sacc);
   hopper::mbar_arrive(bar(kWsKEmpty));
@@ -486,11 +505,13 @@ __global__ void __launch_bounds__(C::kThreads + 128, 1)
   for (int n = 1; n < num_tiles; ++n) {
     const int s = n & 1, sp = (n - 1) & 1;
     wait_barrier(bar(kWsKFull + s), static_cast<unsigned>(n >> 1) & 1u, kWsKFull + s, n);
+    my_turn();
     hopper::fence_operands<kOacc>(o);
     hopper::wgmma_fence();
     issue_s(sacc, s);
     wait_barrier(bar(kWsVFull + sp), static_cast<unsigned>((n - 1) >> 1) & 1u, kWsVFull + sp, n - 1);
     issue_pv(o, pf, sp);
+    your_turn();
     hopper::wgmma_wait<1>();  // S(n) done; P(n-1) V(n-1) may still run
     hopper::fence_operands<kSacc>(sacc);
     hopper::mbar_arrive(bar(kWsKEmpty + s));
@@ -504,9 +525,14 @@ __global__ void __launch_bounds__(C::kThreads + 128, 1)
   }
   const int sl = (num_tiles - 1) & 1;
   wait_barrier(bar(kWsVFull + sl), static_cast<unsigned>((num_tiles - 1) >> 1) & 1u, kWsVFull + sl, num_tiles - 1);
+  my_turn();
   hopper::fence_operands<kOacc>(o);
   hopper::wgmma_fence();
   issue_pv(o, pf, sl);
+  your_turn();
+  if constexpr (PINGPONG) {
+    if (wg == 0) hopper::named_sync<1, 256>();  // warpgroup 1's last arrival on barrier 1
+  }
   hopper::wgmma_wait<0>();
   hopper::fence_operands<kOacc>(o);
   hopper::mbar_arrive(bar(kWsVEmpty + sl));
@@ -571,7 +597,7 @@ bool diag_pv64() {
 }
 
 template <class C>
-void launch(const Params& p, bool specialised, Stream stream) {
+void launch(const Params& p, Variant v, Stream stream) {
   Args a{};
   a.o = reinterpret_cast<bf16*>(p.o);
   a.q_len = p.q_len;
@@ -592,9 +618,12 @@ void launch(const Params& p, bool specialised, Stream stream) {
     MHACFG_CUDA_CHECK_LAUNCH(name);
   };
   const bool pv64 = diag_pv64();
-  if (specialised)
-    pv64 ? go(hopper_ws_prefill_kernel<C, true>, C::kThreads + 128, "hopper_ws_prefill_kernel (pv64)")
-         : go(hopper_ws_prefill_kernel<C, false>, C::kThreads + 128, "hopper_ws_prefill_kernel");
+  if (v == Variant::hopper_pingpong)
+    pv64 ? go(hopper_ws_prefill_kernel<C, true, true>, C::kThreads + 128, "hopper_ws_prefill_kernel (ping-pong, pv64)")
+         : go(hopper_ws_prefill_kernel<C, false, true>, C::kThreads + 128, "hopper_ws_prefill_kernel (ping-pong)");
+  else if (v == Variant::hopper_ws)
+    pv64 ? go(hopper_ws_prefill_kernel<C, true, false>, C::kThreads + 128, "hopper_ws_prefill_kernel (pv64)")
+         : go(hopper_ws_prefill_kernel<C, false, false>, C::kThreads + 128, "hopper_ws_prefill_kernel");
   else
     pv64 ? go(hopper_prefill_kernel<C, true>, C::kThreads, "hopper_prefill_kernel (pv64)")
          : go(hopper_prefill_kernel<C, false>, C::kThreads, "hopper_prefill_kernel");
@@ -623,11 +652,10 @@ std::string unsupported_on_device(const AttentionShape& s) {
 }
 
 void run(const Params& p, Stream stream) {
-  const bool ws = p.variant == Variant::hopper_ws;
   switch (p.head_dim) {
-    case 64: launch<H64>(p, ws, stream); return;
-    case 128: launch<H128>(p, ws, stream); return;
-    case 256: launch<H256>(p, ws, stream); return;
+    case 64: launch<H64>(p, p.variant, stream); return;
+    case 128: launch<H128>(p, p.variant, stream); return;
+    case 256: launch<H256>(p, p.variant, stream); return;
   }
   throw InputError("prefill attention", std::to_string(p.head_dim), "the hopper variant runs head_dim 64, 128 or 256");
 }

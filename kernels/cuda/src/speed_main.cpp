@@ -170,10 +170,10 @@ void add_sweep_cases(std::vector<Case>& v) {
     sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
           attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
   }
-  // The Hopper prefills (wgmma + TMA, and with FA3's producer warpgroup; prepared in session 22,
-  // opt-in until measured) on the industry table's four prefill shapes and d256. Last, so a fault in
+  // The Hopper prefills (wgmma + TMA; with FA3's producer warpgroup; and its ping-pong; prepared in
+  // session 22, opt-in until measured) on the industry table's four prefill shapes and d256. Last, so a fault in
   // a new kernel cannot spoil the rows above.
-  for (auto variant : {cu::prefill::Variant::hopper, cu::prefill::Variant::hopper_ws}) {
+  for (auto variant : {cu::prefill::Variant::hopper, cu::prefill::Variant::hopper_ws, cu::prefill::Variant::hopper_pingpong}) {
     cu::detail::Knobs k;
     k.variant = variant;
     const std::string tag = " [" + cu::prefill::to_string(variant) + "]";

@@ -410,6 +410,54 @@ def check_parities_ws():
             assert progressed or produced < num_tiles, "deadlock"
     print("mbarrier parities ok, specialised ring (1-11 tiles)")
 
+def check_pingpong():
+    # hopper_pingpong's named barriers (256 threads = both consumer warpgroups, counted here as two
+    # arrivals): warpgroup 1 first arrives on barrier 1; per GEMM turn (tile 0's S, each later tile's
+    # S + P V, the last P V) warpgroup w syncs on 1 + w and then arrives on the other's; warpgroup 0
+    # ends with one more sync on barrier 1. Every phase must complete, nobody may be left waiting,
+    # and the turns must alternate 0, 1, 0, 1, ...
+    for T in range(1, 12):
+        ops = {0: [], 1: [("arrive", 1)]}
+        for _ in range(T + 1):
+            ops[0] += [("sync", 1), ("turn", 0), ("arrive", 2)]
+            ops[1] += [("sync", 2), ("turn", 1), ("arrive", 1)]
+        ops[0].append(("sync", 1))
+        count = {1: 0, 2: 0}
+        phase = {1: 0, 2: 0}
+        waiting = {}  # wg -> (barrier, phase it waits to complete)
+        pc = {0: 0, 1: 0}
+        turns = []
+        for _ in range(10000):
+            progressed = False
+            for w in (0, 1):
+                if w in waiting:
+                    b, ph = waiting[w]
+                    if phase[b] > ph:
+                        del waiting[w]
+                        progressed = True
+                    continue
+                if pc[w] == len(ops[w]):
+                    continue
+                op, b = ops[w][pc[w]]
+                pc[w] += 1
+                progressed = True
+                if op == "turn":
+                    turns.append(b)
+                    continue
+                count[b] += 1
+                joined = phase[b]
+                if count[b] == 2:
+                    count[b] = 0
+                    phase[b] += 1
+                if op == "sync" and phase[b] == joined:
+                    waiting[w] = (b, joined)
+            if not progressed:
+                break
+        assert pc[0] == len(ops[0]) and pc[1] == len(ops[1]) and not waiting, "ping-pong deadlock at %d tiles" % T
+        assert count == {1: 0, 2: 0}, "a named barrier phase left incomplete"
+        assert turns == [0, 1] * (T + 1), "turns do not alternate"
+    print("ping-pong named barriers ok (1-11 tiles)")
+
 def check_descriptors():
     for D in (64, 128, 256):
         BN, WG, BM, q_bytes, tile_bytes = smem_layout(D)
@@ -429,6 +477,7 @@ if __name__ == "__main__":
     check_descriptors()
     check_parities()
     check_parities_ws()
+    check_pingpong()
     # Lengths that are not multiples of the tiles, q_len < kv_len (queries at the end), one and several
     # tiles, both warpgroups with and without rows.
     check_attention(64, 70, 135, True, 1)

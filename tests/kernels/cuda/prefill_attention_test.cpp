@@ -114,7 +114,8 @@ void check_prefill(const PrefillCase& c, std::uint64_t seed) {
                 << prefill::to_string(prefill::resolve(c.variant, d)) << (c.packed_qkv ? " packed" : "") << "\n"
                 << report);
   CHECK(bad == 0);
-  if (c.variant == prefill::Variant::hopper || c.variant == prefill::Variant::hopper_ws)
+  if (c.variant == prefill::Variant::hopper || c.variant == prefill::Variant::hopper_ws ||
+      c.variant == prefill::Variant::hopper_pingpong)
     CHECK(prefill::hopper_detail::barrier_timeouts(true) == 0);  // nonzero: a TMA/mbarrier pipeline broke
 }
 
@@ -204,17 +205,18 @@ TEST_CASE("prefill attention says which shapes it does not run", "[cuda]") {
   for (int d : {64, 128, 256}) {
     CHECK(prefill::resolve(prefill::Variant::hopper, d) == prefill::Variant::hopper);
     CHECK(prefill::resolve(prefill::Variant::hopper_ws, d) == prefill::Variant::hopper_ws);
+    CHECK(prefill::resolve(prefill::Variant::hopper_pingpong, d) == prefill::Variant::hopper_pingpong);
   }
 }
 
 namespace {
 
-// True when the current device can run Variant::hopper(_ws) (sm_90). On another device both must
+// True when the current device can run the hopper variants (sm_90). On another device they must
 // refuse with InputError before launching anything; the caller then reports the test as skipped.
 bool hopper_device_or_refusal() {
   const auto& dev = kernels::cuda::device_info(kernels::cuda::current_device());
   if (dev.compute_capability_major == 9 && dev.compute_capability_minor == 0) return true;
-  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws}) {
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong}) {
     PrefillCase c;
     c.head_dim = 128;
     c.variant = variant;
@@ -242,7 +244,7 @@ TEST_CASE("hopper prefill matches the float64 reference across head_dims, masks 
   const Heads heads[] = {{4, 4}, {8, 2}, {6, 1}};
   std::uint64_t seed = 900;
   int i = 0;
-  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
     for (int d : {64, 128, 256})
       for (bool causal : {true, false})
         for (const Lens& l : lens) {
@@ -262,7 +264,7 @@ TEST_CASE("hopper prefill matches the float64 reference across head_dims, masks 
 TEST_CASE("hopper prefill reads a packed QKV matrix", "[cuda][hopper]") {
   MHACFG_REQUIRE_CUDA_DEVICE();
   if (!hopper_device_or_refusal()) return;
-  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
     for (int d : {64, 128}) {
       PrefillCase c;
       c.q_len = c.kv_len = 150;
@@ -278,7 +280,7 @@ TEST_CASE("hopper prefill reads a packed QKV matrix", "[cuda][hopper]") {
 TEST_CASE("hopper prefill small case for the sanitizers", "[cuda][hopper][sanitize]") {
   MHACFG_REQUIRE_CUDA_DEVICE();
   if (!hopper_device_or_refusal()) return;
-  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws})
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
     for (bool causal : {true, false}) {
       PrefillCase c;
       c.batch = 1;

@@ -22,6 +22,7 @@ enum class Variant {
            // chosen by `automatic` until a device run shows it correct and faster (NOTES.md)
   hopper_ws,  // hopper plus FA3's producer warpgroup (setmaxnreg) and the softmax of one tile
               // overlapped with the previous tile's P V; the same opt-in rule
+  hopper_pingpong,  // hopper_ws with the two consumer warpgroups taking turns at the tensor cores
 };
 
 struct Params {
@@ -49,11 +50,11 @@ struct Params {
 };
 
 std::string unsupported_reason(const AttentionShape& shape);
-// The same for one variant on the current device: Variant::hopper(_ws) also needs an sm_90 GPU.
+// The same for one variant on the current device: the hopper variants also need an sm_90 GPU.
 std::string unsupported_reason(const AttentionShape& shape, Variant v);
 std::string to_string(Variant v);
-// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist); hopper
-// and hopper_ws stay what they are at every head_dim.
+// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist); the
+// hopper variants stay what they are at every head_dim.
 Variant resolve(Variant v, int head_dim);
 
 void run(const Params& p, Stream stream);
