@@ -63,7 +63,7 @@ struct Config {
   static constexpr int kThreads = 128 * WG_;
   static constexpr int kChunks = D_ / 64;  // 64-column (128-byte) TMA boxes per row
   static constexpr int kQBytes = BM * D_ * 2;
-  static constexpr int kTileBytes = BN_ * D_ * 2;  // one K or one V tile
+  static constexpr int kTileBytes = BN_ * D_ * 2;                     // one K or one V tile
   static constexpr int kSmemBytes = kQBytes + 4 * kTileBytes + 1024;  // + alignment slack
   static_assert(D_ % 64 == 0 && BN_ % 64 == 0, "tiles are whole 128-byte swizzle atoms");
 };
@@ -195,7 +195,8 @@ __device__ __forceinline__ void store_o(const float (&o)[D / 2], const float (&r
     bf16* out = o_blk + static_cast<std::int64_t>(row + 8 * r) * token_stride + 2 * t;
 #pragma unroll
     for (int i = 0; i < D / 8; ++i)
-      *reinterpret_cast<std::uint32_t*>(out + i * 8) = detail::pack_bf16x2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv);
+      *reinterpret_cast<std::uint32_t*>(out + i * 8) =
+          detail::pack_bf16x2(o[4 * i + 2 * r] * inv, o[4 * i + 2 * r + 1] * inv);
   }
 }
 // O[64 rows, D] += P[64, BN] V[BN, D] from the V stage at v_desc. PV64 (diagnostic) issues one N = 64
@@ -212,10 +213,8 @@ __device__ __forceinline__ void pv_product(float (&o)[C::D / 2], const std::uint
 #pragma unroll
   for (int kk = 0; kk < C::BN / 16; ++kk) {
     const std::uint64_t d = v_desc_stage + ((kk * 16 * 128) >> 4);
-    if constexpr (PV64)
-      pv_block64<0, C>(o, pf[kk], d);
-    else
-      hopper::wgmma_rs_tb<C::D>(o, pf[kk], d, 1);
+    if constexpr (PV64) pv_block64<0, C>(o, pf[kk], d);
+    else hopper::wgmma_rs_tb<C::D>(o, pf[kk], d, 1);
   }
 }
 #endif
@@ -235,8 +234,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   // tile starts on a 1024-byte boundary.
   const std::uint32_t s_base = (detail::smem_u32(smem_raw) + 1023u) & ~1023u;
   const std::uint32_t sQ = s_base;
-  const std::uint32_t sK0 = sQ + C::kQBytes;                // stage s at sK0 + s * kTileBytes
-  const std::uint32_t sV0 = sK0 + 2 * C::kTileBytes;        // stage s at sV0 + s * kTileBytes
+  const std::uint32_t sK0 = sQ + C::kQBytes;          // stage s at sK0 + s * kTileBytes
+  const std::uint32_t sV0 = sK0 + 2 * C::kTileBytes;  // stage s at sV0 + s * kTileBytes
   const std::uint32_t bar0 = detail::smem_u32(bars);
   auto bar = [&](int i) { return bar0 + 8u * static_cast<std::uint32_t>(i); };
 
@@ -303,7 +302,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     const unsigned parity = static_cast<unsigned>(n >> 1) & 1u;
     if (tid == 0 && n + 1 < num_tiles) {
       // Tile n + 1 goes to the other stage once every thread is done with tile n - 1 there.
-      if (n >= 1) wait_barrier(bar(kEmpty + ((n + 1) & 1)), static_cast<unsigned>((n - 1) >> 1) & 1u, kEmpty + ((n + 1) & 1), n - 1);
+      if (n >= 1)
+        wait_barrier(bar(kEmpty + ((n + 1) & 1)), static_cast<unsigned>((n - 1) >> 1) & 1u, kEmpty + ((n + 1) & 1),
+                     n - 1);
       load_kv(n + 1);
     }
     __syncwarp();
@@ -442,15 +443,15 @@ __global__ void __launch_bounds__(C::kThreads + 128, 1)
   const int t = lane & 3;
   const int row0 = wg * 64 + warp * 16 + (lane >> 2);
   const int pos0 = offset + m0 + row0;
-  const bool may_mask_causal_from = a.causal;  // a tile needs the mask when it crosses this warpgroup's first row
+  // A tile needs the mask when it runs past kv_len or (causal) past this warpgroup's first row.
   const int first_pos = offset + m0 + wg * 64;
-  auto needs_mask = [&](int key0) { return key0 + BN > a.kv_len || (may_mask_causal_from && key0 + BN - 1 > first_pos); };
+  auto needs_mask = [&](int key0) { return key0 + BN > a.kv_len || (a.causal && key0 + BN - 1 > first_pos); };
 
   const std::uint64_t q_desc = hopper::smem_desc(sQ + wg * 64 * 128, 16, 1024);
   const std::uint64_t k_desc = hopper::smem_desc(sK0, 16, 1024);
   const std::uint64_t v_desc = hopper::smem_desc(sV0, BN * 128, 1024);
   auto desc_plus = [](std::uint64_t d, std::uint32_t bytes) { return d + (bytes >> 4); };
-  auto issue_s = [&](float (&sacc)[kSacc], int s) {
+  auto issue_s = [&](float(&sacc)[kSacc], int s) {
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       const std::uint32_t qa = (kk / 4) * BM * 128 + (kk % 4) * 32;
@@ -459,7 +460,7 @@ __global__ void __launch_bounds__(C::kThreads + 128, 1)
     }
     hopper::wgmma_commit();
   };
-  auto issue_pv = [&](float (&o)[kOacc], const std::uint32_t (&pf)[BN / 16][4], int s) {
+  auto issue_pv = [&](float(&o)[kOacc], const std::uint32_t(&pf)[BN / 16][4], int s) {
     pv_product<C, PV64>(o, pf, desc_plus(v_desc, s * C::kTileBytes));
     hopper::wgmma_commit();
   };
@@ -574,13 +575,14 @@ CUtensorMap make_map(const void* base, int d, int heads, int len, int batch, std
                                  static_cast<cuuint64_t>(batch_bytes)};
   const cuuint32_t box[4] = {64, 1, static_cast<cuuint32_t>(rows), 1};
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  const CUresult r = encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, const_cast<void*>(base), dims, strides, box,
-                                    elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, const_cast<void*>(base), dims, strides,
+                                    box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    throw RuntimeFailure("prefill attention (hopper): cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)) +
-                         " (d " + std::to_string(d) + ", heads " + std::to_string(heads) + ", len " + std::to_string(len) +
-                         ", token stride " + std::to_string(token_stride) + ", batch stride " + std::to_string(batch_stride) + ")");
+    throw RuntimeFailure("prefill attention (hopper): cuTensorMapEncodeTiled failed with CUresult " +
+                         std::to_string(static_cast<int>(r)) + " (d " + std::to_string(d) + ", heads " +
+                         std::to_string(heads) + ", len " + std::to_string(len) + ", token stride " +
+                         std::to_string(token_stride) + ", batch stride " + std::to_string(batch_stride) + ")");
   return m;
 }
 
@@ -607,9 +609,12 @@ void launch(const Params& p, Variant v, Stream stream) {
   a.scale_log2 = p.softmax_scale * detail::kLog2e;
   a.o_batch_stride = p.o_batch_stride;
   a.o_token_stride = p.o_token_stride;
-  const CUtensorMap tq = make_map(p.q, p.head_dim, p.num_q_heads, p.q_len, p.batch, p.q_token_stride, p.q_batch_stride, C::BM);
-  const CUtensorMap tk = make_map(p.k, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
-  const CUtensorMap tv = make_map(p.v, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
+  const CUtensorMap tq =
+      make_map(p.q, p.head_dim, p.num_q_heads, p.q_len, p.batch, p.q_token_stride, p.q_batch_stride, C::BM);
+  const CUtensorMap tk =
+      make_map(p.k, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
+  const CUtensorMap tv =
+      make_map(p.v, p.head_dim, p.num_kv_heads, p.kv_len, p.batch, p.kv_token_stride, p.kv_batch_stride, C::BN);
   const dim3 grid(static_cast<unsigned>(p.num_q_heads), static_cast<unsigned>(p.batch),
                   static_cast<unsigned>((p.q_len + C::BM - 1) / C::BM));
   auto go = [&](auto kernel, int threads, const char* name) {

@@ -3,12 +3,12 @@
 // are not multiples of the 64/128-row tiles, and a packed-QKV strided layout. The Hopper variant
 // (wgmma + TMA, sm_90 only) has its own test cases, tagged [hopper], so a device run can run them
 // in a process of their own (scripts/device/h200_check.sh): a fault there cannot spoil the others.
-#include <catch2/catch.hpp>
+#include "mhacfg/kernels/cuda/prefill_attention.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "mhacfg/costmodel/errors.hpp"
-#include "mhacfg/kernels/cuda/prefill_attention.hpp"
 #include "mhacfg/kernels/cuda/runtime.hpp"
 #include "prefill_hopper.hpp"
 #include "reference.hpp"
