@@ -562,18 +562,23 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// A [batch, len, heads, D] bf16 tensor (token and batch strides in elements, heads D apart) as a
-// 4-d TMA map ordered (D, heads, tokens, batch), boxes of 64 dims x 1 head x `rows` tokens, 128-byte
-// swizzle, zeros outside the tensor (a ragged last tile reads zeros, never the next sequence).
+// A [batch, len, heads, D] bf16 tensor as a 4-d TMA map (map_geometry), 128-byte swizzle, zeros
+// outside the tensor (a ragged last tile reads zeros, never the next sequence).
 CUtensorMap make_map(const void* base, int d, int heads, int len, int batch, std::int64_t token_stride,
                      std::int64_t batch_stride, int rows) {
+  const MapGeometry g = map_geometry(d, heads, len, batch, token_stride, batch_stride, rows);
+  const std::string why = map_geometry_problem(g);
+  if (!why.empty())
+    throw InputError("prefill attention (hopper)",
+                     "d " + std::to_string(d) + ", heads " + std::to_string(heads) + ", len " + std::to_string(len) +
+                         ", token stride " + std::to_string(token_stride) + ", batch stride " +
+                         std::to_string(batch_stride),
+                     "no TMA map for this layout: " + why);
   CUtensorMap m;
-  const std::int64_t batch_bytes = batch > 1 ? batch_stride * 2 : token_stride * 2 * len;  // unused when batch == 1
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(heads), static_cast<cuuint64_t>(len),
-                              static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(token_stride) * 2,
-                                 static_cast<cuuint64_t>(batch_bytes)};
-  const cuuint32_t box[4] = {64, 1, static_cast<cuuint32_t>(rows), 1};
+  cuuint64_t dims[4], strides[3];
+  cuuint32_t box[4];
+  for (int i = 0; i < 4; ++i) dims[i] = g.dims[i], box[i] = g.box[i];
+  for (int i = 0; i < 3; ++i) strides[i] = g.strides[i];
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
   const CUresult r = encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, const_cast<void*>(base), dims, strides,
                                     box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -635,6 +640,43 @@ void launch(const Params& p, Variant v, Stream stream) {
 }
 
 }  // namespace
+
+MapGeometry map_geometry(int d, int heads, int len, int batch, std::int64_t token_stride, std::int64_t batch_stride,
+                         int rows) {
+  MapGeometry g{};
+  g.dims[0] = static_cast<std::uint64_t>(d);
+  g.dims[1] = static_cast<std::uint64_t>(heads);
+  g.dims[2] = static_cast<std::uint64_t>(len);
+  g.dims[3] = static_cast<std::uint64_t>(batch);
+  g.strides[0] = static_cast<std::uint64_t>(d) * 2;  // heads are D apart
+  g.strides[1] = static_cast<std::uint64_t>(token_stride) * 2;
+  // With one sequence the batch stride is never used; callers may pass anything there.
+  g.strides[2] = batch > 1 ? static_cast<std::uint64_t>(batch_stride) * 2 : g.strides[1] * g.dims[2];
+  g.box[0] = 64;
+  g.box[1] = 1;
+  g.box[2] = static_cast<std::uint32_t>(rows);
+  g.box[3] = 1;
+  return g;
+}
+
+std::string map_geometry_problem(const MapGeometry& g) {
+  for (int i = 0; i < 4; ++i)
+    if (g.dims[i] < 1 || g.dims[i] > (1ull << 32)) return "dimension " + std::to_string(i) + " outside [1, 2^32]";
+  std::uint64_t extent = g.dims[0] * 2;  // bytes spanned by the dimensions below
+  for (int i = 0; i < 3; ++i) {
+    if (g.strides[i] % 16 != 0 || g.strides[i] >= (1ull << 40))
+      return "stride " + std::to_string(g.strides[i]) + " bytes is not a multiple of 16 below 2^40";
+    if (g.strides[i] < extent) return "strides overlap (dimension " + std::to_string(i + 1) + ")";
+    extent = g.strides[i] * g.dims[i + 1];
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (g.box[i] < 1 || g.box[i] > 256) return "box " + std::to_string(i) + " outside [1, 256]";
+    // Token boxes may run past the tensor (TMA writes zeros there); the others must fit in it.
+    if (i != 2 && g.box[i] > g.dims[i]) return "box " + std::to_string(i) + " larger than the tensor";
+  }
+  if (g.box[0] * 2 != 128) return "the inner box must be 128 bytes (128-byte swizzle)";
+  return "";
+}
 
 unsigned barrier_timeouts(bool reset) {
   unsigned n = 0;

@@ -294,3 +294,29 @@ TEST_CASE("hopper prefill small case for the sanitizers", "[cuda][hopper][saniti
       check_prefill(c, causal ? 1801 : 1802);
     }
 }
+
+TEST_CASE("hopper prefill TMA maps follow cuTensorMapEncodeTiled's rules", "[cuda]") {
+  namespace hd = prefill::hopper_detail;
+  // The layouts the kernels see: [batch, tokens, heads, d] (tests, speed tool), a packed QKV row
+  // (attention block), one sequence with a meaningless batch stride.
+  for (int d : {64, 128, 256}) {
+    const hd::MapGeometry g = hd::map_geometry(d, 8, 4096, 4, 8 * d, 8LL * d * 4096, 128);
+    CHECK(hd::map_geometry_problem(g).empty());
+    CHECK(g.dims[0] == static_cast<std::uint64_t>(d));
+    CHECK(g.dims[1] == 8);
+    CHECK(g.dims[2] == 4096);
+    CHECK(g.dims[3] == 4);
+    CHECK(g.strides[0] == static_cast<std::uint64_t>(2 * d));
+    CHECK(g.strides[1] == static_cast<std::uint64_t>(16 * d));
+    CHECK(g.strides[2] == static_cast<std::uint64_t>(16LL * d * 4096));
+    CHECK(g.box[0] == 64);
+    CHECK(g.box[2] == 128);
+    const std::int64_t row = (8 + 2 * 2) * d;  // packed q | k | v columns, 8 query and 2 KV heads
+    CHECK(hd::map_geometry_problem(hd::map_geometry(d, 2, 150, 2, row, row * 150, 128)).empty());
+    CHECK(hd::map_geometry_problem(hd::map_geometry(d, 1, 1, 1, d, 0, 64)).empty());  // 1 token, box of 64
+  }
+  // Layouts TMA cannot describe are refused before anything launches.
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 2, 4 * 128, 8LL * 128 * 100, 128)).empty());  // overlap
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 2, 8 * 128 + 4, 8LL * 128 * 100, 128)).empty());  // 8 B
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 1, 8 * 128, 0, 512)).empty());  // box of 512 rows
+}
