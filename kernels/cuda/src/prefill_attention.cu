@@ -26,6 +26,7 @@
 #include "device_utils.cuh"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
+#include "prefill_hopper.hpp"
 
 namespace mhacfg::kernels::cuda::prefill {
 
@@ -307,11 +308,21 @@ std::string to_string(Variant v) {
     case Variant::rows16: return "rows16";
     case Variant::rows32: return "rows32";
     case Variant::rows32_keys64: return "rows32_keys64";
+    case Variant::hopper: return "hopper";
+    case Variant::hopper_ws: return "hopper_ws";
+    case Variant::hopper_pingpong: return "hopper_pingpong";
   }
   return "unknown";
 }
 
+namespace {
+bool is_hopper(Variant v) { return v == Variant::hopper || v == Variant::hopper_ws || v == Variant::hopper_pingpong; }
+}  // namespace
+
 Variant resolve(Variant v, int head_dim) {
+  // `automatic` never picks hopper: it stays opt-in until a device run shows it correct and faster
+  // than rows32_keys64 (kernels/cuda/NOTES.md, session 22).
+  if (is_hopper(v)) return v;
   if (head_dim == 256) return Variant::rows16;  // a 32-row warp would need 256 accumulator registers
   if (v != Variant::automatic) return v;
   // H200 (2026-11-30, causal B4 N4096 32q/8kv): rows32 with 64-key tiles 349 TFLOP/s, with 32-key
@@ -335,8 +346,12 @@ std::string unsupported_reason(const AttentionShape& s) {
   return "";
 }
 
+std::string unsupported_reason(const AttentionShape& s, Variant v) {
+  return is_hopper(v) ? hopper_detail::unsupported_on_device(s) : unsupported_reason(s);
+}
+
 void run(const Params& p, Stream stream) {
-  const std::string why = unsupported_reason(shape_of(p));
+  const std::string why = unsupported_reason(shape_of(p), p.variant);
   if (!why.empty()) throw InputError("prefill attention: " + why);
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
   if (!p.q || !p.k || !p.v || !p.o) throw InputError("prefill attention", "null pointer", "q, k, v and o are required");
@@ -365,6 +380,10 @@ void run(const Params& p, Stream stream) {
   a.o_token_stride = p.o_token_stride;
 
   const Variant v = resolve(p.variant, p.head_dim);
+  if (is_hopper(v)) {
+    hopper_detail::run(p, stream);
+    return;
+  }
   switch (p.head_dim) {
     case 64:
       v == Variant::rows16 ? launch<Rows16D64>(a, p.batch, p.num_q_heads, stream)

@@ -184,6 +184,23 @@ void add_sweep_cases(std::vector<Case>& v) {
     sweep("decode MQA B1 L32768 32/1 d128 [merged in the grid, splits " + std::to_string(s) + "]",
           attention(Phase::decode, 1, 1, 32768, 32, 1, 128, false), B, k);
   }
+  // The Hopper prefills (wgmma + TMA; with FA3's producer warpgroup; and its ping-pong; prepared in
+  // session 22, opt-in until measured) on the industry table's four prefill shapes and d256. Last, so a
+  // fault in a new kernel cannot spoil the rows above.
+  for (auto variant :
+       {cu::prefill::Variant::hopper, cu::prefill::Variant::hopper_ws, cu::prefill::Variant::hopper_pingpong}) {
+    cu::detail::Knobs k;
+    k.variant = variant;
+    const std::string tag = " [" + cu::prefill::to_string(variant) + "]";
+    auto prefill = [](std::int64_t b, std::int64_t nq, std::int64_t nkv, std::int64_t d, bool causal) {
+      return attention(Phase::prefill, b, 4096, 4096, nq, nkv, d, causal);
+    };
+    sweep("prefill causal B4 N4096 32/32 d128" + tag, prefill(4, 32, 32, 128, true), F, k);
+    sweep("prefill causal B4 N4096 32/8 d128" + tag, prefill(4, 32, 8, 128, true), F, k);
+    sweep("prefill non-causal B4 N4096 32/32 d128" + tag, prefill(4, 32, 32, 128, false), F, k);
+    sweep("prefill causal B4 N4096 16/16 d64" + tag, prefill(4, 16, 16, 64, true), F, k);
+    sweep("prefill causal B2 N4096 16/16 d256" + tag, prefill(2, 16, 16, 256, true), F, k);
+  }
 }
 
 std::vector<Case> cases(bool sweeps) {

@@ -1,11 +1,16 @@
 // Prefill attention (src/prefill_attention.cu) against the float64 reference: head_dims 64/128/256,
 // both warp layouts, causal and not, MHA/GQA/MQA, q_len < kv_len (queries at the end), lengths that
-// are not multiples of the 64/128-row tiles, and a packed-QKV strided layout.
-#include <catch2/catch.hpp>
+// are not multiples of the 64/128-row tiles, and a packed-QKV strided layout. The Hopper variant
+// (wgmma + TMA, sm_90 only) has its own test cases, tagged [hopper], so a device run can run them
+// in a process of their own (scripts/device/h200_check.sh): a fault there cannot spoil the others.
+#include "mhacfg/kernels/cuda/prefill_attention.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
-#include "mhacfg/kernels/cuda/prefill_attention.hpp"
+#include "mhacfg/costmodel/errors.hpp"
+#include "mhacfg/kernels/cuda/runtime.hpp"
+#include "prefill_hopper.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -109,6 +114,9 @@ void check_prefill(const PrefillCase& c, std::uint64_t seed) {
                 << prefill::to_string(prefill::resolve(c.variant, d)) << (c.packed_qkv ? " packed" : "") << "\n"
                 << report);
   CHECK(bad == 0);
+  if (c.variant == prefill::Variant::hopper || c.variant == prefill::Variant::hopper_ws ||
+      c.variant == prefill::Variant::hopper_pingpong)
+    CHECK(prefill::hopper_detail::barrier_timeouts(true) == 0);  // nonzero: a TMA/mbarrier pipeline broke
 }
 
 }  // namespace
@@ -194,4 +202,121 @@ TEST_CASE("prefill attention says which shapes it does not run", "[cuda]") {
   CHECK(prefill::resolve(prefill::Variant::automatic, 128) == prefill::Variant::rows32_keys64);
   CHECK(prefill::resolve(prefill::Variant::automatic, 64) == prefill::Variant::rows32);
   CHECK(prefill::resolve(prefill::Variant::rows16, 128) == prefill::Variant::rows16);
+  for (int d : {64, 128, 256}) {
+    CHECK(prefill::resolve(prefill::Variant::hopper, d) == prefill::Variant::hopper);
+    CHECK(prefill::resolve(prefill::Variant::hopper_ws, d) == prefill::Variant::hopper_ws);
+    CHECK(prefill::resolve(prefill::Variant::hopper_pingpong, d) == prefill::Variant::hopper_pingpong);
+  }
+}
+
+namespace {
+
+// True when the current device can run the hopper variants (sm_90). On another device they must
+// refuse with InputError before launching anything; the caller then reports the test as skipped.
+bool hopper_device_or_refusal() {
+  const auto& dev = kernels::cuda::device_info(kernels::cuda::current_device());
+  if (dev.compute_capability_major == 9 && dev.compute_capability_minor == 0) return true;
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong}) {
+    PrefillCase c;
+    c.head_dim = 128;
+    c.variant = variant;
+    CHECK_THROWS_AS(check_prefill(c, 1), InputError);
+  }
+  WARN("not an sm_90 device: the hopper variant refused, as it must");
+  std::cout << MHACFG_TEST_SKIPPED_MARKER << std::endl;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("hopper prefill matches the float64 reference across head_dims, masks and lengths", "[cuda][hopper]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  if (!hopper_device_or_refusal()) return;
+  struct Lens {
+    int q, kv;
+  };
+  // 128-row query blocks and 128-key tiles (64 at d256): one and several of each, ragged ends,
+  // queries at the end of the keys, and 700-1000 keys so each K/V stage is refilled several times.
+  const Lens lens[] = {{1, 1}, {17, 17}, {130, 130}, {77, 300}, {200, 201}, {1, 97}, {300, 700}, {64, 1000}};
+  struct Heads {
+    int q, kv;
+  };
+  const Heads heads[] = {{4, 4}, {8, 2}, {6, 1}};
+  std::uint64_t seed = 900;
+  int i = 0;
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
+    for (int d : {64, 128, 256})
+      for (bool causal : {true, false})
+        for (const Lens& l : lens) {
+          PrefillCase c;
+          c.q_len = l.q;
+          c.kv_len = l.kv;
+          const Heads& h = heads[i++ % 3];
+          c.num_q_heads = h.q;
+          c.num_kv_heads = h.kv;
+          c.head_dim = d;
+          c.causal = causal;
+          c.variant = variant;
+          check_prefill(c, ++seed);
+        }
+}
+
+TEST_CASE("hopper prefill reads a packed QKV matrix", "[cuda][hopper]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  if (!hopper_device_or_refusal()) return;
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
+    for (int d : {64, 128}) {
+      PrefillCase c;
+      c.q_len = c.kv_len = 150;
+      c.num_q_heads = 8;
+      c.num_kv_heads = 2;
+      c.head_dim = d;
+      c.packed_qkv = true;
+      c.variant = variant;
+      check_prefill(c, 1700 + d);
+    }
+}
+
+TEST_CASE("hopper prefill small case for the sanitizers", "[cuda][hopper][sanitize]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  if (!hopper_device_or_refusal()) return;
+  for (auto variant : {prefill::Variant::hopper, prefill::Variant::hopper_ws, prefill::Variant::hopper_pingpong})
+    for (bool causal : {true, false}) {
+      PrefillCase c;
+      c.batch = 1;
+      c.q_len = 70;
+      c.kv_len = 300;  // 3 key tiles: both stages, one refill
+      c.num_q_heads = 2;
+      c.num_kv_heads = 1;
+      c.head_dim = 128;
+      c.causal = causal;
+      c.variant = variant;
+      check_prefill(c, causal ? 1801 : 1802);
+    }
+}
+
+TEST_CASE("hopper prefill TMA maps follow cuTensorMapEncodeTiled's rules", "[cuda]") {
+  namespace hd = prefill::hopper_detail;
+  // The layouts the kernels see: [batch, tokens, heads, d] (tests, speed tool), a packed QKV row
+  // (attention block), one sequence with a meaningless batch stride.
+  for (int d : {64, 128, 256}) {
+    const hd::MapGeometry g = hd::map_geometry(d, 8, 4096, 4, 8 * d, 8LL * d * 4096, 128);
+    CHECK(hd::map_geometry_problem(g).empty());
+    CHECK(g.dims[0] == static_cast<std::uint64_t>(d));
+    CHECK(g.dims[1] == 8);
+    CHECK(g.dims[2] == 4096);
+    CHECK(g.dims[3] == 4);
+    CHECK(g.strides[0] == static_cast<std::uint64_t>(2 * d));
+    CHECK(g.strides[1] == static_cast<std::uint64_t>(16 * d));
+    CHECK(g.strides[2] == static_cast<std::uint64_t>(16LL * d * 4096));
+    CHECK(g.box[0] == 64);
+    CHECK(g.box[2] == 128);
+    const std::int64_t row = (8 + 2 * 2) * d;  // packed q | k | v columns, 8 query and 2 KV heads
+    CHECK(hd::map_geometry_problem(hd::map_geometry(d, 2, 150, 2, row, row * 150, 128)).empty());
+    CHECK(hd::map_geometry_problem(hd::map_geometry(d, 1, 1, 1, d, 0, 64)).empty());  // 1 token, box of 64
+  }
+  // Layouts TMA cannot describe are refused before anything launches.
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 2, 4 * 128, 8LL * 128 * 100, 128)).empty());  // overlap
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 2, 8 * 128 + 4, 8LL * 128 * 100, 128)).empty());  // 8 B
+  CHECK(!hd::map_geometry_problem(hd::map_geometry(128, 8, 100, 1, 8 * 128, 0, 512)).empty());  // box of 512 rows
 }

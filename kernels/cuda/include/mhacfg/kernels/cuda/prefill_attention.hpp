@@ -18,6 +18,15 @@ enum class Variant {
   rows32,     // each warp owns 32 rows: K/V fragments reused by two m-tiles (head_dim <= 128)
   rows32_keys64,  // rows32 with 64-key tiles at head_dim 128 (half the barriers per key; the
                   // compiler spills a few registers); the same as rows32 at head_dim 64
+
+  // sm_90 only (src/prefill_hopper.cu): wgmma + TMA, two 64-row consumer warpgroups per block. Never
+  // chosen by `automatic` until a device run shows them correct and faster (NOTES.md, session 22).
+  // hopper: thread 0 issues the loads. hopper_ws: FA3's producer warpgroup (setmaxnreg) and the
+  // softmax of one tile overlapped with the previous tile's P V. hopper_pingpong: hopper_ws with the
+  // two consumer warpgroups taking turns at the tensor cores.
+  hopper,
+  hopper_ws,
+  hopper_pingpong,
 };
 
 struct Params {
@@ -45,8 +54,11 @@ struct Params {
 };
 
 std::string unsupported_reason(const AttentionShape& shape);
+// The same for one variant on the current device: the hopper variants also need an sm_90 GPU.
+std::string unsupported_reason(const AttentionShape& shape, Variant v);
 std::string to_string(Variant v);
-// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist).
+// The variant `automatic` resolves to for a head_dim (rows16 where rows32 does not exist); the
+// hopper variants stay what they are at every head_dim.
 Variant resolve(Variant v, int head_dim);
 
 void run(const Params& p, Stream stream);
