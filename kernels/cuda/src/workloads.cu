@@ -221,6 +221,37 @@ class GemmWorkload : public Workload {
   gemm::Params p_;
 };
 
+// An fp8 e4m3 GEMM: A and B^T uniform in [-8, 8) rounded to e4m3, per-tensor scales 1/16 (values in
+// [-0.5, 0.5)), bf16 C.
+class Fp8GemmWorkload : public Workload {
+ public:
+  Fp8GemmWorkload(const GemmShape& g, const Knobs& knobs, std::uint64_t seed, Stream s)
+      : arena_({static_cast<std::size_t>(g.m * g.k), static_cast<std::size_t>(g.n * g.k), bf16_bytes(g.m * g.n),
+                2 * sizeof(float)}) {
+    auto* scales = static_cast<float*>(arena_.raw(3));
+    const float host_scales[2] = {1.f / 16, 1.f / 16};
+    copy_to_device(scales, host_scales, sizeof host_scales);
+    p_.m = g.m;
+    p_.n = g.n;
+    p_.k = g.k;
+    p_.a = static_cast<const Fp8E4m3*>(arena_.raw(0));
+    p_.b_t = static_cast<const Fp8E4m3*>(arena_.raw(1));
+    p_.a_scale = scales;
+    p_.b_scale = scales + 1;
+    p_.c = arena_.bf16(2);
+    p_.fast_accum = knobs.fp8_fast_accum;
+    for (std::size_t i = 0; i < 2; ++i)
+      fill_random_fp8_e4m3(static_cast<Fp8E4m3*>(arena_.raw(i)), arena_.bytes(i), seed + 0x9e37 * (i + 1), -8.f, 8.f, s);
+    kernel_ = knobs.fp8_fast_accum ? "cublasLt fp8 e4m3, fast accumulation" : "cublasLt fp8 e4m3";
+  }
+  void run(Stream s) override { runner_.run(p_, s); }
+
+ private:
+  Arena arena_;
+  gemm::Runner runner_;
+  gemm::Fp8Params p_;
+};
+
 class BlockWorkload : public Workload {
  public:
   BlockWorkload(const MeasurementRecord& r, const Knobs& knobs, std::uint64_t seed, Stream s)
@@ -312,7 +343,12 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
   if (!why.empty()) throw InputError("record " + r.op_class(), record_to_json(r).dump(), why);
   std::unique_ptr<Workload> w;
   switch (r.op()) {
-    case OpKind::gemm: w = std::make_unique<GemmWorkload>(r.gemm(), seed, stream); break;
+    case OpKind::gemm:
+      if (r.dtype == DType::fp8)
+        w = std::make_unique<Fp8GemmWorkload>(r.gemm(), knobs, seed, stream);
+      else
+        w = std::make_unique<GemmWorkload>(r.gemm(), seed, stream);
+      break;
     case OpKind::attention_block: w = std::make_unique<BlockWorkload>(r, knobs, seed, stream); break;
     case OpKind::attention:
       if (r.attention().is_mla())
