@@ -123,6 +123,9 @@ void add_table_cases(std::vector<Case>& v) {
   // column is the fp8 8192^3 rate (measure_fp8_ceiling), the bar issue 28's 1,300 TFLOP/s.
   add("GEMM 8192x8192x8192 fp8 e4m3 (cuBLASLt)", fp8(gemm(8192, 8192, 8192)), F, 0, 0, 1300);
   add("GEMM 64x6144x4096 fp8 e4m3 (decode QKV)", fp8(gemm(64, 6144, 4096)), F, 0, 0, 0);
+  // Decode over an fp8 (e4m3) KV cache: TB/s of fp8 K/V bytes (half the bf16 rows' bytes per key).
+  add("decode B64 L32768 32/8 d128 fp8 KV", fp8(attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false)), B, 0, 0, 0);
+  add("decode B1 L32768 32/8 d128 fp8 KV", fp8(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false)), B, 0, 0, 0);
 }
 
 // Kernel variants, split counts and merges of the table's shapes: rows outside the table.
