@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "cli_test_util.hpp"
+#include "mhacfg/configurator/calibrate/calibration_grid.hpp"
 #include "mhacfg/configurator/inputs/profiles.hpp"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/costmodel/predict.hpp"
@@ -448,4 +451,39 @@ TEST_CASE("profile files round trip and reject bad fields", "[calibration][profi
   bad = j;
   bad["ops"] = {"gemm"};
   CHECK_THROWS_WITH(mhacfg::profile_from_json(bad, "p.json"), "p.json: ops = [\"gemm\"]: must list every op class in fits");
+}
+
+TEST_CASE("the CUDA grid measures fp8 GEMMs and fp8-KV decodes, none of them a held-out shape", "[calibration]") {
+  const std::vector<mhacfg::MeasurementRecord> grid = mhacfg::calibration_grid(mhacfg::GridDevice::cuda, false);
+  std::map<std::string, int> per_class;
+  std::set<std::string> shapes;
+  for (const auto& r : grid) {
+    ++per_class[r.op_class()];
+    shapes.insert(mhacfg::record_to_json(r).dump());
+  }
+  CHECK(per_class["gemm"] == 25);
+  CHECK(per_class["gemm/fp8"] == 26);
+  CHECK(per_class["attention/decode/fp8"] == 27);
+  for (const auto& r : grid) {
+    INFO(r.json.dump());
+    if (r.op_class() == "gemm/fp8")  // cuBLASLt's fp8 kernels: n and k multiples of 16 (kernels/cuda/src/gemm.cpp)
+      CHECK((r.gemm().n % 16 == 0 && r.gemm().k % 16 == 0));
+    if (r.op_class() == "attention/decode/fp8")  // mhacfg's fp8 KV decode: head_dim 64 and 128
+      CHECK((r.attention().head_dim == 64 || r.attention().head_dim == 128));
+  }
+  // The speed tool's fp8 bar shape and a decode-sized fp8 GEMM are fitted.
+  mhacfg::MeasurementRecord bar;
+  bar.shape = mhacfg::GemmOp{mhacfg::GemmShape{8192, 8192, 8192}};
+  bar.dtype = mhacfg::DType::fp8;
+  CHECK(shapes.count(mhacfg::record_to_json(bar).dump()) == 1);
+  bar.shape = mhacfg::GemmOp{mhacfg::GemmShape{1, 6144, 4096}};
+  CHECK(shapes.count(mhacfg::record_to_json(bar).dump()) == 1);
+  // Held out means not measured for the fit.
+  int fp8_held = 0;
+  for (const auto& r : mhacfg::read_records(fixture("h200-holdout-shapes.jsonl"))) {
+    INFO(r.json.dump());
+    CHECK(shapes.count(mhacfg::record_to_json(r).dump()) == 0);
+    fp8_held += r.dtype == mhacfg::DType::fp8;
+  }
+  CHECK(fp8_held == 8);
 }
