@@ -3,7 +3,7 @@
 # that scripts/device/build.sh made here:
 #   device tool run: command "bash scripts/device/h200_check.sh", carry ["device-bin"], timeout_s 420
 # Steps (each under its own time limit, about 4x what it took on the H200 on 2026-11-30, so a hang
-# costs little device time; the limits add up to 285 s and the whole script took 40-60 s):
+# costs little device time; the limits add up to 320 s and the whole script took 40-60 s):
 #   env        nvidia-smi line, library resolution, sanitizer version
 #   tests      every [cuda] test (float64 references, poisoned outputs, every element checked)
 #   memcheck   compute-sanitizer --tool memcheck on the [sanitize] subset
@@ -14,8 +14,8 @@
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
 #              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg and
 #              the CUDA backend plugin it loads from its own folder, libmhacfg_backend_cuda.so, exist;
-#              the full CUDA grid: 120 records (14 of them linear-attention decode steps, new since the last
-#              run), each on 3 fresh allocations timed 23 times; ~15 s)
+#              the full CUDA grid: 175 records (16 linear-attention decode steps, 26 fp8 GEMMs and 27 fp8-KV
+#              decodes not yet timed on the H200), each on 3 fresh allocations timed 23 times; ~20 s)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
 # Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json,
@@ -66,11 +66,13 @@ for b in "$BIN"/mhacfg* "$BIN"/libmhacfg_backend_*.so; do [ -e "$b" ] || continu
 compute-sanitizer --version | tail -1'
 
 step env 15 bash -c "$env_report"
-step tests 40 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
-step memcheck 30 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
+# fp8 (session 22): the fp8 GEMM and fp8-KV decode tests are [cuda] (the fp8 GEMM's [sanitize][gemm]
+# like bf16's; the small fp8-KV decode case [sanitize]), the speed tool has fp8 rows: limits raised.
+step tests 50 "$BIN/mhacfg_cuda_tests" "[cuda]" --durations yes
+step memcheck 45 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]"
 step racecheck 30 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
 step synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]"
-step speed 40 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
+step speed 50 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
 # Diagnostic, not a check: per-kernel GPU time (Nsight Compute, clocks left alone) of the small decode
 # rows, where launch gaps and the combine weigh most; the split kernel and the combine separately.
 profile='for c in "decode MQA B1 L32768 32/1 d128" "decode B1 L32768 32/8 d128"; do
