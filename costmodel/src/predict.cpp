@@ -76,7 +76,13 @@ Prediction Predictor::op(const OpClass& cls, const OpFeatures& f, DType dtype) c
 
 Prediction Predictor::attention(const AttentionShape& s, Phase phase, DType dtype) const {
   const AttentionOp a{phase, s};
-  return op(a.op_class(), a.features(dtype, profile_.cpu_facts()), dtype);
+  const OpClass own = a.op_class(dtype), plain = a.op_class();
+  const std::string own_text = own.to_string(), plain_text = plain.to_string();
+  // A class keyed by its KV dtype ("attention/decode/fp8") that the profile did not fit, where the plain
+  // class is fitted: the plain fit with this dtype's bytes, as every profile predicted it before fp8 KV
+  // had a class of its own.
+  const bool fall_back = own_text != plain_text && !profile_.ops.count(own_text) && profile_.ops.count(plain_text);
+  return op(fall_back ? plain : own, a.features(dtype, profile_.cpu_facts()), dtype);
 }
 
 Prediction Predictor::gemm(const GemmShape& g, DType dtype) const {
@@ -116,6 +122,7 @@ void accumulate(Prediction& total, const Prediction& part, double times = 1.0) {
 Prediction Predictor::record(const MeasurementRecord& r) const {
   r.flops();  // one kernel call: its counts fit 64 bits
   if (const auto* g = std::get_if<GemmOp>(&r.shape)) return gemm(g->shape, r.dtype);  // its dtype's class or the transfer
+  if (const auto* at = std::get_if<AttentionOp>(&r.shape)) return attention(at->shape, at->phase, r.dtype);
   const auto* block = std::get_if<AttentionBlockOp>(&r.shape);
   if (!block) return op(r.cls(), r.features(profile_.cpu_facts()), r.dtype);
   const GemmShape qkv = block->qkv_gemm(), o = block->o_gemm();

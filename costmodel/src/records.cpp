@@ -39,9 +39,8 @@ AttentionShape& MeasurementRecord::attention() {
 }
 
 OpClass MeasurementRecord::cls() const {
-  OpClass c = std::visit([](const auto& op) { return op.op_class(); }, shape);
-  if (dtype_keyed(c.op) && keyed_dtype(dtype)) c.dtype = dtype;  // "gemm/fp8"
-  return c;
+  const OpClass c = std::visit([](const auto& op) { return op.op_class(); }, shape);
+  return keyed_class(c, dtype);  // "gemm/fp8", "attention/decode/fp8"
 }
 
 std::int64_t MeasurementRecord::flops() const {

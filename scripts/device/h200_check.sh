@@ -22,8 +22,9 @@
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
 #              the same run; their error lands in the profile's "validation") (only if device-bin/mhacfg and
 #              the CUDA backend plugin it loads from its own folder, libmhacfg_backend_cuda.so, exist;
-#              the full CUDA grid: 150 records (14 of them linear-attention decode steps and 30 indexer
-#              records, new since the last run), each on 3 fresh allocations timed 23 times; ~20 s)
+#              the full CUDA grid: 205 records (16 linear-attention decode steps, 30 indexer records, 26 fp8
+#              GEMMs and 27 fp8-KV decodes not yet timed on the H200), each on 3 fresh allocations timed 23
+#              times; ~30 s)
 #   validate   mhacfg validate --profile $OUT/h200-sxm.json --in tests/fixtures/h200-torch.train.jsonl
 #              (only if calibrate wrote the profile; MHACFG_VALIDATE_ARGS overrides the arguments)
 # Output: $OUT/log.txt (everything), speed.json, speed.txt, steps.tsv, summary.txt, h200-sxm.json,
@@ -74,6 +75,8 @@ for b in "$BIN"/mhacfg* "$BIN"/libmhacfg_backend_*.so; do [ -e "$b" ] || continu
 compute-sanitizer --version | tail -1'
 
 step env 15 bash -c "$env_report"
+# fp8 (session 22): the fp8 GEMM and fp8-KV decode tests are [cuda] (the fp8 GEMM's [sanitize][gemm]
+# like bf16's; the small fp8-KV decode case [sanitize]), the speed tool has fp8 rows.
 step tests 60 "$BIN/mhacfg_cuda_tests" "[cuda]~[hopper]" --durations yes
 step memcheck 45 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[hopper]"
 step racecheck 45 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]"

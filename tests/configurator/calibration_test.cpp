@@ -493,3 +493,38 @@ TEST_CASE("the CUDA grid measures both indexer classes, none of them a held-out 
     CHECK(fit.fit_median_ape < 0.10);
   }
 }
+
+TEST_CASE("the CUDA grid measures fp8 GEMMs and fp8-KV decodes, none of them a held-out shape", "[calibration]") {
+  const std::vector<mhacfg::MeasurementRecord> grid = mhacfg::calibration_grid(mhacfg::GridDevice::cuda, false);
+  std::map<std::string, int> per_class;
+  std::set<std::string> shapes;
+  for (const auto& r : grid) {
+    ++per_class[r.op_class()];
+    shapes.insert(mhacfg::record_to_json(r).dump());
+  }
+  CHECK(per_class["gemm"] == 25);
+  CHECK(per_class["gemm/fp8"] == 26);
+  CHECK(per_class["attention/decode/fp8"] == 27);
+  for (const auto& r : grid) {
+    INFO(r.json.dump());
+    if (r.op_class() == "gemm/fp8")  // cuBLASLt's fp8 kernels: n and k multiples of 16 (kernels/cuda/src/gemm.cpp)
+      CHECK((r.gemm().n % 16 == 0 && r.gemm().k % 16 == 0));
+    if (r.op_class() == "attention/decode/fp8")  // mhacfg's fp8 KV decode: head_dim 64 and 128
+      CHECK((r.attention().head_dim == 64 || r.attention().head_dim == 128));
+  }
+  // The speed tool's fp8 bar shape and a decode-sized fp8 GEMM are fitted.
+  mhacfg::MeasurementRecord bar;
+  bar.shape = mhacfg::GemmOp{mhacfg::GemmShape{8192, 8192, 8192}};
+  bar.dtype = mhacfg::DType::fp8;
+  CHECK(shapes.count(mhacfg::record_to_json(bar).dump()) == 1);
+  bar.shape = mhacfg::GemmOp{mhacfg::GemmShape{1, 6144, 4096}};
+  CHECK(shapes.count(mhacfg::record_to_json(bar).dump()) == 1);
+  // Held out means not measured for the fit.
+  int fp8_held = 0;
+  for (const auto& r : mhacfg::read_records(fixture("h200-holdout-shapes.jsonl"))) {
+    INFO(r.json.dump());
+    CHECK(shapes.count(mhacfg::record_to_json(r).dump()) == 0);
+    fp8_held += r.dtype == mhacfg::DType::fp8 && r.op() != mhacfg::OpKind::indexer;
+  }
+  CHECK(fp8_held == 8);
+}

@@ -14,7 +14,7 @@ TEST_CASE("every op class a record or profile may hold parses back from its text
       "gemm",                    "attention_block/prefill", "attention_block/decode",         "attention_block/decode/mla",
       "linear_attention/prefill", "linear_attention/decode", "linear_attention/decode/kda",   "indexer/prefill",
       "indexer/decode",          "gemm/fp8",                "gemm/nvfp4",                     "gemm/mxfp4",
-      "gemm/int4",               "gemm/fp8-block"};
+      "gemm/int4",               "gemm/fp8-block",          "attention/decode/fp8"};
   for (const std::string& c : classes) {
     INFO(c);
     const std::optional<OpClass> parsed = OpClass::parse(c);
@@ -27,7 +27,9 @@ TEST_CASE("every op class a record or profile may hold parses back from its text
 TEST_CASE("texts no registered op produces are not op classes", "[ops]") {
   for (const char* c : {"", "gemm/prefill", "attention", "attention/", "attention/decode/", "attention/decode/kda",
                         "indexer/decode/mla", "linear_attention/prefill/short_conv", "attention/decoder", "conv/prefill",
-                        "gemm/bf16", "gemm/fp32", "attention/decode/fp8", "gemm/fp6"}) {
+                        "gemm/bf16", "gemm/fp32", "gemm/fp6", "attention/prefill/fp8", "attention/decode/mla/fp8",
+                        "attention/decode/nvfp4", "attention/decode/int8", "attention/decode/bf16",
+                        "attention_block/decode/fp8", "linear_attention/decode/fp8", "indexer/decode/fp8"}) {
     INFO(c);
     CHECK_FALSE(is_op_class(c));
   }
@@ -67,9 +69,30 @@ TEST_CASE("a GEMM record's class is keyed by its dtype when narrower than 16 bit
   CHECK(r.op_class() == "gemm");
   r.dtype = DType::fp32;
   CHECK(r.op_class() == "gemm");
-  // Attention's classes are not keyed by dtype: an fp8-KV decode is "attention/decode".
+}
+
+TEST_CASE("attention decode with an fp8 KV cache has a class of its own; other attention dtypes do not", "[ops]") {
   MeasurementRecord a;
   a.shape = AttentionOp{Phase::decode, AttentionShape{1, 1, 100, 4, 4, 32, 32, false, 0, 0, 0}};
   a.dtype = DType::fp8;
-  CHECK(a.op_class() == "attention/decode");
+  CHECK(a.op_class() == "attention/decode/fp8");
+  CHECK(OpClass::parse("attention/decode/fp8")->dtype == DType::fp8);
+  for (DType t : {DType::bf16, DType::fp32, DType::fp16, DType::int8, DType::nvfp4, DType::fp8_block}) {
+    a.dtype = t;
+    INFO(to_string(t));
+    CHECK(a.op_class() == "attention/decode");
+  }
+  // Prefill and MLA decode keep their plain classes at fp8.
+  MeasurementRecord pre = a;
+  pre.dtype = DType::fp8;
+  pre.set_phase(Phase::prefill);
+  CHECK(pre.op_class() == "attention/prefill");
+  MeasurementRecord mla;
+  mla.shape = AttentionOp{Phase::decode, AttentionShape{1, 1, 100, 16, 1, 576, 512, false, 0, 512, 64}};
+  mla.dtype = DType::fp8;
+  CHECK(mla.op_class() == "attention/decode/mla");
+  // keyed_class is the one rule: the op types' own op_class(dtype) and a record's class agree.
+  CHECK(keyed_class(AttentionOp{Phase::decode, {}}.op_class(), DType::fp8).to_string() == "attention/decode/fp8");
+  CHECK(GemmOp{}.op_class(DType::nvfp4).to_string() == "gemm/nvfp4");
+  CHECK(GemmOp{}.op_class(DType::fp16).to_string() == "gemm");
 }

@@ -147,3 +147,40 @@ TEST_CASE("fp8 GEMM records fit a class of their own, which predictions of fp8 G
   constexpr double kFitTolerance = 0.05;  // a fit of exact synthetic times recovers them closely
   CHECK(fp8.time_ms == Approx((10e-6 + 2.0 * 8192 * 8192 * 8192 / 1500e12) * 1e3).epsilon(kFitTolerance));
 }
+
+TEST_CASE("an fp8-KV decode uses its own fit where the profile has one, else the plain decode fit with fp8 bytes",
+          "[dtype][model][ops]") {
+  Profile prof = bf16_fitted();
+  OpFit decode;
+  decode.model = roofline_model(0.5 * 989.4e12, 0.9 * 4.8e12);
+  decode.model.t0_s = 10e-6;
+  prof.ops["attention/decode"] = decode;
+  AttentionShape s;
+  s.batch = 64;
+  s.kv_len = 32768;
+  s.num_q_heads = 32;
+  s.num_kv_heads = 8;
+  s.causal = false;
+  const double fp8_bytes = double(attention_bytes(s, DType::fp8));
+  CHECK(fp8_bytes < 0.51 * double(attention_bytes(s, DType::bf16)));
+  {
+    const Predictor p(prof);  // no fp8 decode fit: the bf16 decode fit, fp8's bytes (as before the class)
+    const Prediction fp8 = p.attention(s, Phase::decode, DType::fp8);
+    CHECK(fp8.basis.kind == BasisKind::measured);
+    CHECK(fp8.time_ms == Approx((10e-6 + fp8_bytes / (0.9 * 4.8e12)) * 1e3));
+    MeasurementRecord r;
+    r.shape = AttentionOp{Phase::decode, s};
+    r.dtype = DType::fp8;
+    CHECK(p.record(r).time_ms == Approx(fp8.time_ms));  // a record predicts as the op does
+  }
+  OpFit own = decode;
+  own.model.t0_s = 20e-6;  // a distinguishable fit of the class of its own
+  prof.ops["attention/decode/fp8"] = own;
+  const Predictor p(prof);
+  CHECK(p.attention(s, Phase::decode, DType::fp8).time_ms == Approx((20e-6 + fp8_bytes / (0.9 * 4.8e12)) * 1e3));
+  CHECK(p.attention(s, Phase::decode, DType::bf16).time_ms ==
+        Approx((10e-6 + double(attention_bytes(s, DType::bf16)) / (0.9 * 4.8e12)) * 1e3));
+  // Without either fit: the roofline of the class of its own.
+  Profile bare = bf16_fitted();
+  CHECK(Predictor(bare).attention(s, Phase::decode, DType::fp8).basis.kind == BasisKind::roofline);
+}

@@ -262,7 +262,8 @@ void add_indexer_cuda(std::vector<MeasurementRecord>& g) {
   g.push_back(indexer(1, 1024, 4096, 32, 64, 256));
 }
 
-// The CUDA grid: attention prefill and decode, MLA decode, GEMMs and linear attention's decode step.
+// The CUDA grid: attention prefill and decode (bf16 and fp8 KV), MLA decode, bf16 and fp8 GEMMs, linear
+// attention's decode step and the lightning indexer.
 std::vector<MeasurementRecord> cuda_grid() {
   std::vector<MeasurementRecord> g;
   const DType bf = DType::bf16;
@@ -285,6 +286,20 @@ std::vector<MeasurementRecord> cuda_grid() {
     for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192},
                         std::pair{16384, 16384}})
       g.push_back(gemm(m, n, k, bf));
+  // fp8 e4m3 GEMMs (cuBLASLt, per-tensor scales, bf16 out; class gemm/fp8): the same spread of shapes,
+  // decode-sized m (fp8 weights streamed at half bf16's bytes) to compute-bound, and 8192^3 (the speed
+  // tool's bar row). Every n and k is a multiple of 16, as cuBLASLt's fp8 kernels need.
+  for (std::int64_t m : {1, 64, 256, 1024, 8192})
+    for (auto [n, k] : {std::pair{6144, 4096}, std::pair{4096, 4096}, std::pair{2560, 2048}, std::pair{10240, 8192},
+                        std::pair{16384, 16384}})
+      g.push_back(gemm(m, n, k, DType::fp8));
+  g.push_back(gemm(8192, 8192, 8192, DType::fp8));
+  // Decode over an fp8 (e4m3) KV cache (class attention/decode/fp8; mhacfg's kernel runs head_dim 64
+  // and 128): the bf16 decode grid's lengths and batches at group sizes 4, 32 (MQA) and 1.
+  for (std::int64_t kv : {1024, 8192, 32768})
+    for (std::int64_t batch : {1, 8, 64})
+      for (auto [nq, nkv, hd] : {std::tuple{32, 8, 128}, std::tuple{32, 1, 128}, std::tuple{16, 16, 64}})
+        g.push_back(attention(Phase::decode, batch, 1, kv, nq, nkv, hd, false, DType::fp8));
   // Linear attention's decode step (mhacfg's CUDA kernel has no prefill: engines run it chunked):
   // Qwen3-Next's Gated DeltaNet layer and its tp-2 half, Nemotron-H's and Granite 4.0-H's Mamba2
   // layers, from one sequence (a few blocks on 132 SMs) to 256 (hundreds of MiB of state).

@@ -67,8 +67,13 @@ std::string cuda_unsupported_reason(const MeasurementRecord& r) {
       return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA indexer takes fp8 keys and queries";
     return cu::indexer::unsupported_reason(r.indexer());
   }
+  // fp8 (e4m3, per-tensor scales): the GEMM through cuBLASLt, and decode over an fp8 KV cache.
+  if (r.dtype == DType::fp8 && r.op() == OpKind::gemm) return cu::gemm::unsupported_reason_fp8(r.gemm());
+  if (r.dtype == DType::fp8 && r.op() == OpKind::attention && r.phase() == Phase::decode && !r.attention().is_mla())
+    return cu::decode::unsupported_reason_fp8(r.attention());
   if (r.dtype != DType::bf16)
-    return "dtype " + std::string(to_string(r.dtype)) + ": the CUDA kernels take bf16 only";
+    return "dtype " + std::string(to_string(r.dtype)) +
+           ": the CUDA kernels take bf16 (and fp8: GEMMs, decode over an fp8 KV cache) only";
   switch (r.op()) {
     case OpKind::gemm: return cu::gemm::unsupported_reason(r.gemm());
     case OpKind::attention:

@@ -31,6 +31,7 @@
 #include <cmath>
 
 #include <cooperative_groups.h>
+#include <cuda_fp8.h>
 #include <string>
 #include <type_traits>
 
@@ -47,14 +48,86 @@ namespace mhacfg::kernels::cuda::decode {
 
 namespace {
 
-template <int D, int MT>
+// Pipeline stages of the bf16 (Traits) and fp8 (Traits8) variants.
+template <int D, bool F8>
+struct Pipe {
+  static constexpr int kStages = Traits<D>::kStages;
+};
+template <int D>
+struct Pipe<D, true> {
+  static constexpr int kStages = Traits8<D>::kStages;
+};
+
+// Dynamic shared memory: Q, then bf16 K and V stages (bf16 KV) or one bf16 K and V tile each
+// followed by the fp8 K and V stages (fp8 KV).
+template <int D, int MT, bool F8>
 constexpr int smem_bytes() {
-  return 16 * MT * D * 2 + 2 * Traits<D>::kStages * Traits<D>::kTileBytes;
+  if constexpr (F8)
+    return 16 * MT * D * 2 + 2 * Traits<D>::kTileBytes + 2 * Traits8<D>::kStages * Traits8<D>::kStageBytes;
+  else
+    return 16 * MT * D * 2 + 2 * Traits<D>::kStages * Traits<D>::kTileBytes;
 }
 
-template <int D, int MT>
+// fp8 KV. Copies ROWS rows of C16 16-byte chunks (an e4m3 K or V tile, plain rows of D bytes) with
+// THREADS threads; thread tid copies chunks tid, tid + THREADS, ... . Rows >= valid_rows are
+// zero-filled from `safe`. convert_tile8 gives every thread the same chunks, so a thread converts only
+// what its own cp.async wrote: cp.async.wait_group orders that, no barrier is needed between the two.
+template <int ROWS, int C16, int THREADS>
+__device__ __forceinline__ void load_tile8_async(std::uint32_t dst, const std::uint8_t* src, std::int64_t row_stride,
+                                                 int valid_rows, const std::uint8_t* safe, int tid) {
+  constexpr int kChunks = ROWS * C16;
+  static_assert(kChunks % THREADS == 0, "tile chunks must divide evenly among the threads");
+  const std::int64_t stride = detail::opaque(row_stride);
+#pragma unroll
+  for (int i = 0; i < kChunks / THREADS; ++i) {
+    const int idx = tid + i * THREADS;
+    const int r = idx / C16, c = idx % C16;
+    const bool ok = r < valid_rows;
+    detail::cp_async_16(dst + static_cast<std::uint32_t>(idx) * 16, ok ? src + r * stride + c * 16 : safe, ok);
+  }
+}
+
+// Two e4m3 codes (low byte first) to a bf16 pair, exactly: e4m3 -> f16 with the hardware conversion
+// (cvt.rn.f16x2.e4m3x2; every e4m3 value is an f16 normal or zero), f16 -> fp32, fp32 -> bf16 (an e4m3
+// value has 4 significant bits and an exponent in [-9, 8]: bf16 holds it exactly). There is no direct
+// e4m3 -> bf16 conversion on sm_90; vLLM converts through f16 and fp32 as well
+// (csrc/quantization/fp8/nvidia/quant_utils.cuh). The scales are not applied here: K's is folded into
+// the softmax scale and V's into the output rows' merge weights, so the conversion stays exact.
+__device__ __forceinline__ std::uint32_t e4m3x2_to_bf16x2(std::uint32_t two) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xffffu), __NV_E4M3);
+  const float2 f = __half22float2(__half2(h));
+  return detail::pack_bf16x2(f.x, f.y);
+}
+
+// Converts this thread's chunks (load_tile8_async's) of an fp8 tile at byte offset `src` of shared
+// memory into the bf16 tile at `dst` (Traits<D>'s swizzled rows): fp8 chunk c of row r (16 codes)
+// becomes bf16 chunks 2c and 2c + 1 of row r.
+template <int ROWS, int D, int THREADS>
+__device__ __forceinline__ void convert_tile8(unsigned char* smem, std::uint32_t src, std::uint32_t dst, int tid) {
+  constexpr int C16 = D / 16, RC = D / 8, kChunks = ROWS * C16;
+#pragma unroll
+  for (int i = 0; i < kChunks / THREADS; ++i) {
+    const int idx = tid + i * THREADS;
+    const int r = idx / C16, c = idx % C16;
+    const uint4 in = *reinterpret_cast<const uint4*>(smem + src + idx * 16);
+    uint4 lo, hi;
+    lo.x = e4m3x2_to_bf16x2(in.x);
+    lo.y = e4m3x2_to_bf16x2(in.x >> 16);
+    lo.z = e4m3x2_to_bf16x2(in.y);
+    lo.w = e4m3x2_to_bf16x2(in.y >> 16);
+    hi.x = e4m3x2_to_bf16x2(in.z);
+    hi.y = e4m3x2_to_bf16x2(in.z >> 16);
+    hi.z = e4m3x2_to_bf16x2(in.w);
+    hi.w = e4m3x2_to_bf16x2(in.w >> 16);
+    *reinterpret_cast<uint4*>(smem + dst + detail::swz<RC>(r, 2 * c)) = lo;
+    *reinterpret_cast<uint4*>(smem + dst + detail::swz<RC>(r, 2 * c + 1)) = hi;
+  }
+}
+
+template <int D, int MT, bool F8>
 __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   using Tr = Traits<D>;
+  constexpr int kStages = Pipe<D, F8>::kStages;
   constexpr int RC = Tr::kRowChunks;
   constexpr int kRows = 16 * MT;             // padded query rows of the group
   constexpr int kGroups = kWarps / MT;       // warps that share one m-tile
@@ -65,9 +138,16 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ float s_max[kWarps][16];
   __shared__ float s_sum[kWarps][16];
+  // Byte offsets in `smem`. bf16 KV: the K and V stages. fp8 KV: one bf16 K and V tile each (what the
+  // matrix products read), then the fp8 K and V stages.
+  constexpr std::uint32_t kOffK = kRows * D * 2;
+  constexpr std::uint32_t kOffV = kOffK + (F8 ? 1 : kStages) * Tr::kTileBytes;
+  constexpr std::uint32_t kStage8 = F8 ? kTile * D : 0;  // bytes of one fp8 stage of K or V
+  constexpr std::uint32_t kOff8K = kOffV + Tr::kTileBytes;
+  constexpr std::uint32_t kOff8V = kOff8K + kStages * kStage8;
   const std::uint32_t sQ = detail::smem_u32(smem);
   const std::uint32_t sK = sQ + kRows * D * 2;
-  const std::uint32_t sV = sK + Tr::kStages * Tr::kTileBytes;
+  const std::uint32_t sV = sK + (F8 ? 1 : kStages) * Tr::kTileBytes;
 
   const int split = blockIdx.x, kvh = blockIdx.y, b = blockIdx.z;
   detail::grid_dependents_launch();  // the combine (if split) may be scheduled beside this grid
@@ -95,19 +175,28 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   }
 
   const bf16* q_base = a.q + b * a.q_batch_stride + static_cast<std::int64_t>(h0) * D;
-  const bf16* k_seq = a.k + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
-  const bf16* v_seq = a.v + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
+  const bf16* k_seq = F8 ? nullptr : a.k + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
+  const bf16* v_seq = F8 ? nullptr : a.v + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D;
+  const std::uint8_t* k8_seq = F8 ? a.k8 + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D : nullptr;
+  const std::uint8_t* v8_seq = F8 ? a.v8 + b * a.kv_batch_stride + static_cast<std::int64_t>(kvh) * D : nullptr;
   const int num_tiles = (end - start + kTile - 1) / kTile;
 
   auto load_kv = [&](int tile) {
     const int t0 = start + tile * kTile;
     const int valid = min(kTile, end - t0);
-    const int stage = tile % Tr::kStages;
+    const int stage = tile % kStages;
     const std::int64_t off = static_cast<std::int64_t>(t0) * a.kv_token_stride;
-    detail::load_tile_async<kTile, RC, kThreads>(sK + stage * Tr::kTileBytes, k_seq + off, a.kv_token_stride, valid,
-                                                 k_seq, tid);
-    detail::load_tile_async<kTile, RC, kThreads>(sV + stage * Tr::kTileBytes, v_seq + off, a.kv_token_stride, valid,
-                                                 v_seq, tid);
+    if constexpr (F8) {
+      load_tile8_async<kTile, D / 16, kThreads>(sQ + kOff8K + stage * kStage8, k8_seq + off, a.kv_token_stride, valid,
+                                                k8_seq, tid);
+      load_tile8_async<kTile, D / 16, kThreads>(sQ + kOff8V + stage * kStage8, v8_seq + off, a.kv_token_stride, valid,
+                                                v8_seq, tid);
+    } else {
+      detail::load_tile_async<kTile, RC, kThreads>(sK + stage * Tr::kTileBytes, k_seq + off, a.kv_token_stride, valid,
+                                                   k_seq, tid);
+      detail::load_tile_async<kTile, RC, kThreads>(sV + stage * Tr::kTileBytes, v_seq + off, a.kv_token_stride, valid,
+                                                   v_seq, tid);
+    }
   };
 
   // Group 0: Q (rows >= G zero-filled). Groups 1..kStages-1: the first tiles (empty groups past the end
@@ -115,7 +204,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   detail::load_tile_async<kRows, RC, kThreads>(sQ, q_base, D, G, q_base, tid);
   detail::cp_async_commit();
 #pragma unroll
-  for (int st = 0; st < Tr::kStages - 1; ++st) {
+  for (int st = 0; st < kStages - 1; ++st) {
     if (st < num_tiles) load_kv(st);
     detail::cp_async_commit();
   }
@@ -133,10 +222,21 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
   float row_sum[2] = {0.f, 0.f};  // this thread's columns only; quad-reduced at the end
 
   for (int tile = 0; tile < num_tiles; ++tile) {
-    detail::cp_async_wait<Tr::kStages - 2>();
-    __syncthreads();  // tile `tile` is visible to all; every warp is done with tile - 1's stage
-    if (tile + Tr::kStages - 1 < num_tiles) load_kv(tile + Tr::kStages - 1);
-    detail::cp_async_commit();
+    detail::cp_async_wait<kStages - 2>();
+    if constexpr (F8) {
+      // This thread's chunks of tile `tile` have landed. The stage the next load refills held tile - 1,
+      // whose chunks this thread converted before the two barriers of the last iteration.
+      if (tile + kStages - 1 < num_tiles) load_kv(tile + kStages - 1);
+      detail::cp_async_commit();
+      const std::uint32_t st8 = (tile % kStages) * kStage8;
+      convert_tile8<kTile, D, kThreads>(smem, kOff8K + st8, kOffK, tid);
+      convert_tile8<kTile, D, kThreads>(smem, kOff8V + st8, kOffV, tid);
+      __syncthreads();  // the bf16 tiles (and, at tile 0, Q) are visible to every warp
+    } else {
+      __syncthreads();  // tile `tile` is visible to all; every warp is done with tile - 1's stage
+      if (tile + kStages - 1 < num_tiles) load_kv(tile + kStages - 1);
+      detail::cp_async_commit();
+    }
 
     if constexpr (Tr::kQInRegs) {
       if (tile == 0) {
@@ -146,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
       }
     }
 
-    const int stage = tile % Tr::kStages;
+    const int stage = F8 ? 0 : tile % kStages;  // fp8 KV: the one converted tile
     const std::uint32_t kS = sK + stage * Tr::kTileBytes;
     const std::uint32_t vS = sV + stage * Tr::kTileBytes;
     const int tile_start = start + tile * kTile;
@@ -219,13 +319,14 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
         detail::mma_16816(acc[2 * dp + 1], pf, vb[2], vb[3]);
       }
     }
+    if constexpr (F8) __syncthreads();  // every warp is done with the bf16 tiles before the next conversion
   }
 
   // Merge the warps that share an m-tile. The stage buffers are reused: drain and sync first.
   detail::cp_async_wait<0>();
   __syncthreads();
   float* s_acc = reinterpret_cast<float*>(smem + kRows * D * 2);  // [warp][dt][lane][4], 256 * D bytes
-  static_assert(kWarps * D * 16 * 4 <= 2 * Tr::kStages * Tr::kTileBytes, "merge scratch must fit the stages");
+  static_assert(kWarps * D * 16 * 4 <= smem_bytes<D, MT, F8>() - kRows * D * 2, "merge scratch must fit the stages");
 #pragma unroll
   for (int r = 0; r < 2; ++r) row_sum[r] = detail::quad_sum(row_sum[r]);
 #pragma unroll
@@ -258,7 +359,12 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
     }
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g) s_sum[g * MT + m][rr] = f[g] * inv;
+    for (int g = 0; g < kGroups; ++g) {
+      if constexpr (F8)
+        s_sum[g * MT + m][rr] = f[g] * inv * a.v_scale;  // fp8 KV: V's scale (the lse stays unscaled)
+      else
+        s_sum[g * MT + m][rr] = f[g] * inv;
+    }
     s_max[m][rr] = sum > 0.f ? mx + log2f(sum) : -INFINITY;
   }
   __syncthreads();
@@ -296,11 +402,11 @@ __global__ void __launch_bounds__(kThreads, 2) decode_kernel(const Args a) {
 // Launches the split kernel; with a.fused set, cooperatively (every block resident at once, which
 // the grid barrier needs). Returns false, with nothing launched and no error left behind, when the
 // cooperative launch is refused; the caller then launches unfused with the combine kernel.
-template <int D, int MT>
+template <int D, int MT, bool F8>
 bool launch(const Args& a, dim3 grid, Stream stream) {
-  constexpr int bytes = smem_bytes<D, MT>();
+  constexpr int bytes = smem_bytes<D, MT, F8>();
   // Per launch, not once: the attribute belongs to the current device.
-  MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT, F8>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   if (a.fused) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = grid;
@@ -312,46 +418,54 @@ bool launch(const Args& a, dim3 grid, Stream stream) {
     attr[0].val.cooperative = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, decode_kernel<D, MT>, a) != cudaSuccess) {
+    if (cudaLaunchKernelEx(&cfg, decode_kernel<D, MT, F8>, a) != cudaSuccess) {
       (void)cudaGetLastError();  // e.g. cudaErrorCooperativeLaunchTooLarge: not sticky
       return false;
     }
     MHACFG_CUDA_CHECK_LAUNCH("decode_kernel (cooperative)");
     return true;
   }
-  decode_kernel<D, MT><<<grid, kThreads, bytes, stream>>>(a);
+  decode_kernel<D, MT, F8><<<grid, kThreads, bytes, stream>>>(a);
   MHACFG_CUDA_CHECK_LAUNCH("decode_kernel");
   return true;
 }
 
-template <int D, int MT>
+template <int D, int MT, bool F8>
 int blocks_per_sm() {
-  constexpr int bytes = smem_bytes<D, MT>();
+  constexpr int bytes = smem_bytes<D, MT, F8>();
   static const int n = [] {
-    MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    MHACFG_CUDA_CHECK(cudaFuncSetAttribute(decode_kernel<D, MT, F8>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     int blocks = 0;
-    MHACFG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, decode_kernel<D, MT>, kThreads, bytes));
+    MHACFG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, decode_kernel<D, MT, F8>, kThreads, bytes));
     return blocks;
   }();
   return n;
 }
 
-// Compile-time (head_dim, m-tiles) table; `fn` is called with the instantiation's tag.
+// Compile-time (head_dim, m-tiles, fp8 KV) table; `fn` is called with the instantiation's tags. fp8 KV
+// has head_dims 64 and 128 only.
 template <class Fn>
-void dispatch(int head_dim, int m_tiles, Fn&& fn) {
-  auto by_mt = [&](auto d_tag) {
+void dispatch(int head_dim, int m_tiles, bool fp8, Fn&& fn) {
+  auto by_mt = [&](auto d_tag, auto f8_tag) {
     constexpr int D = decltype(d_tag)::value;
     switch (m_tiles) {
-      case 1: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 1>{}); return;
-      case 2: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 2>{}); return;
-      case 4: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 4>{}); return;
+      case 1: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 1>{}, f8_tag); return;
+      case 2: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 2>{}, f8_tag); return;
+      case 4: fn(std::integral_constant<int, D>{}, std::integral_constant<int, 4>{}, f8_tag); return;
     }
     MHACFG_CHECK(false, "decode: m-tile count must be 1, 2 or 4");
   };
+  if (fp8) {
+    switch (head_dim) {
+      case 64: by_mt(std::integral_constant<int, 64>{}, std::true_type{}); return;
+      case 128: by_mt(std::integral_constant<int, 128>{}, std::true_type{}); return;
+    }
+    MHACFG_CHECK(false, "decode: fp8 KV head_dim must be 64 or 128");
+  }
   switch (head_dim) {
-    case 64: by_mt(std::integral_constant<int, 64>{}); return;
-    case 128: by_mt(std::integral_constant<int, 128>{}); return;
-    case 256: by_mt(std::integral_constant<int, 256>{}); return;
+    case 64: by_mt(std::integral_constant<int, 64>{}, std::false_type{}); return;
+    case 128: by_mt(std::integral_constant<int, 128>{}, std::false_type{}); return;
+    case 256: by_mt(std::integral_constant<int, 256>{}, std::false_type{}); return;
   }
   MHACFG_CHECK(false, "decode: head_dim must be 64, 128 or 256");
 }
@@ -372,14 +486,24 @@ AttentionShape shape_of(const Params& p) {
 }
 
 void check_args(const Params& p) {
-  const std::string why = unsupported_reason(shape_of(p));
+  const std::string why = p.fp8_kv ? unsupported_reason_fp8(shape_of(p)) : unsupported_reason(shape_of(p));
   if (!why.empty()) throw InputError("decode attention: " + why);
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
-  if (!p.q || !p.k || !p.v || !p.o) throw InputError("decode attention", "null pointer", "q, k, v and o are required");
-  if (!aligned(p.q) || !aligned(p.k) || !aligned(p.v) || !aligned(p.o))
+  const void* k = p.fp8_kv ? static_cast<const void*>(p.k8) : static_cast<const void*>(p.k);
+  const void* v = p.fp8_kv ? static_cast<const void*>(p.v8) : static_cast<const void*>(p.v);
+  if (!p.q || !k || !v || !p.o)
+    throw InputError("decode attention", "null pointer", p.fp8_kv ? "q, k8, v8 and o are required (fp8_kv)" : "q, k, v and o are required");
+  if (p.fp8_kv ? (p.k || p.v) : (p.k8 || p.v8))
+    throw InputError("decode attention", "pointer", p.fp8_kv ? "fp8_kv takes k8 and v8, not k and v" : "k8 and v8 need fp8_kv");
+  if (!aligned(p.q) || !aligned(k) || !aligned(v) || !aligned(p.o))
     throw InputError("decode attention", "pointer", "q, k, v and o must be 16-byte aligned");
   if (p.q_batch_stride % 8 || p.kv_batch_stride % 8 || p.kv_token_stride % 8 || p.o_batch_stride % 8)
     throw InputError("decode attention", "stride", "strides must be multiples of 8 elements (16 bytes)");
+  if (p.fp8_kv && (p.kv_batch_stride % 16 || p.kv_token_stride % 16))
+    throw InputError("decode attention", "stride", "fp8 KV strides must be multiples of 16 elements (16 bytes)");
+  if (p.fp8_kv && !(std::isfinite(p.k_scale) && p.k_scale > 0.f && std::isfinite(p.v_scale) && p.v_scale > 0.f))
+    throw InputError("decode attention", std::to_string(p.k_scale) + ", " + std::to_string(p.v_scale),
+                     "k_scale and v_scale must be positive and finite");
   if (p.kv_token_stride < static_cast<std::int64_t>(p.num_kv_heads) * p.head_dim)
     throw InputError("decode attention", std::to_string(p.kv_token_stride), "kv_token_stride smaller than a token's heads");
   if (!(p.softmax_scale > 0.f)) throw InputError("decode attention", std::to_string(p.softmax_scale), "softmax_scale must be positive");
@@ -404,15 +528,25 @@ std::string unsupported_reason(const AttentionShape& s) {
   return "";
 }
 
+std::string unsupported_reason_fp8(const AttentionShape& s) {
+  const std::string why = unsupported_reason(s);
+  if (!why.empty()) return why;
+  if (s.head_dim != 64 && s.head_dim != 128)
+    return "head_dim " + std::to_string(s.head_dim) + ": fp8 KV decode runs head_dim 64 and 128";
+  return "";
+}
+
 Plan plan(const Params& p) {
   const int G = p.num_q_heads / p.num_kv_heads;
   int per_sm = 1;
-  dispatch(p.head_dim, m_tiles_for(G), [&](auto d, auto mt) { per_sm = blocks_per_sm<decltype(d)::value, decltype(mt)::value>(); });
+  dispatch(p.head_dim, m_tiles_for(G), p.fp8_kv, [&](auto d, auto mt, auto f8) {
+    per_sm = blocks_per_sm<decltype(d)::value, decltype(mt)::value, decltype(f8)::value>();
+  });
   detail::SplitProblem sp;
   sp.independent_blocks = static_cast<std::int64_t>(p.batch) * p.num_kv_heads;
   sp.kv_len = p.kv_len;
   sp.tile_tokens = kTile;
-  sp.bytes_per_token = 2LL * p.head_dim * 2;  // K and V rows of one head
+  sp.bytes_per_token = 2LL * p.head_dim * (p.fp8_kv ? 1 : 2);  // K and V rows of one head
   sp.partial_bytes_per_split = static_cast<std::int64_t>(G) * (p.head_dim + 1) * 4 * 2;
   sp.v_dim = p.head_dim;
   sp.sm_count = device_info(current_device()).sm_count;
@@ -435,6 +569,9 @@ void run(const Params& p, Stream stream) {
   a.q = reinterpret_cast<const bf16*>(p.q);
   a.k = reinterpret_cast<const bf16*>(p.k);
   a.v = reinterpret_cast<const bf16*>(p.v);
+  a.k8 = p.k8;
+  a.v8 = p.v8;
+  a.v_scale = p.fp8_kv ? p.v_scale : 1.f;
   a.o = reinterpret_cast<bf16*>(p.o);
   a.kv_lens = p.kv_lens;
   a.kv_len = p.kv_len;
@@ -444,7 +581,7 @@ void run(const Params& p, Stream stream) {
   a.o_batch_stride = p.o_batch_stride;
   a.num_q_heads = p.num_q_heads;
   a.group_size = p.num_q_heads / p.num_kv_heads;
-  a.scale_log2 = p.softmax_scale * detail::kLog2e;
+  a.scale_log2 = p.softmax_scale * (p.fp8_kv ? p.k_scale : 1.f) * detail::kLog2e;  // fp8 KV: K's scale folded in
   a.tokens_per_split = pl.tokens_per_split;
   a.num_splits = pl.num_splits;
   detail::SplitWorkspace ws;
@@ -457,12 +594,14 @@ void run(const Params& p, Stream stream) {
   // Merge inside the grid when it runs in one wave (a cooperative launch needs every block resident).
   a.fused = pl.num_splits > 1 && pl.fused ? 1 : 0;
   bool launched = false;
-  dispatch(p.head_dim, m_tiles_for(a.group_size),
-           [&](auto d, auto mt) { launched = launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
+  dispatch(p.head_dim, m_tiles_for(a.group_size), p.fp8_kv, [&](auto d, auto mt, auto f8) {
+    launched = launch<decltype(d)::value, decltype(mt)::value, decltype(f8)::value>(a, grid, stream);
+  });
   if (!launched) {  // cooperative launch refused
     a.fused = 0;
-    dispatch(p.head_dim, m_tiles_for(a.group_size),
-             [&](auto d, auto mt) { launch<decltype(d)::value, decltype(mt)::value>(a, grid, stream); });
+    dispatch(p.head_dim, m_tiles_for(a.group_size), p.fp8_kv, [&](auto d, auto mt, auto f8) {
+      launch<decltype(d)::value, decltype(mt)::value, decltype(f8)::value>(a, grid, stream);
+    });
   }
   if (pl.num_splits > 1 && !a.fused)
     detail::launch_combine(ws, p.o, p.o_batch_stride, p.batch, p.num_q_heads, pl.num_splits, p.head_dim, stream);

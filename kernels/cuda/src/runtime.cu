@@ -5,6 +5,8 @@
 #include <mutex>
 #include <string>
 
+#include <cuda_fp8.h>
+
 #include "check.hpp"
 #include "device_utils.cuh"
 #include "mhacfg/costmodel/errors.hpp"
@@ -40,6 +42,16 @@ __global__ void fill_random_kernel(bf16* data, std::size_t count, std::uint64_t 
     const std::uint64_t h = mix(seed ^ mix(i));
     const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // 24 bits in [0, 1)
     data[i] = __float2bfloat16_rn(lo + span * u);
+  }
+}
+
+__global__ void fill_random_fp8_kernel(__nv_fp8_storage_t* data, std::size_t count, std::uint64_t seed, float lo,
+                                       float span) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const std::uint64_t h = mix(seed ^ mix(i));
+    const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+    data[i] = __nv_cvt_float_to_fp8(lo + span * u, __NV_SATFINITE, __NV_E4M3);
   }
 }
 
@@ -101,6 +113,15 @@ void fill_random_bf16(Bf16* data, std::size_t count, std::uint64_t seed, float l
   detail::fill_random_kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<detail::bf16*>(data), count, seed, lo,
                                                              hi - lo);
   MHACFG_CUDA_CHECK_LAUNCH("fill_random_kernel");
+}
+
+void fill_random_fp8_e4m3(Fp8E4m3* data, std::size_t count, std::uint64_t seed, float lo, float hi, Stream stream) {
+  if (count == 0) return;
+  const int threads = 256;
+  const std::size_t want = (count + threads - 1) / threads;
+  const int blocks = static_cast<int>(want < 65536 ? want : 65536);
+  detail::fill_random_fp8_kernel<<<blocks, threads, 0, stream>>>(data, count, seed, lo, hi - lo);
+  MHACFG_CUDA_CHECK_LAUNCH("fill_random_fp8_kernel");
 }
 
 void fill_bytes(void* data, std::uint8_t value, std::size_t bytes, Stream stream) {

@@ -75,6 +75,11 @@ MeasurementRecord gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   return r;
 }
 
+MeasurementRecord fp8(MeasurementRecord r) {
+  r.dtype = mhacfg::DType::fp8;
+  return r;
+}
+
 MeasurementRecord block(Phase phase, std::int64_t batch, std::int64_t q_len, std::int64_t kv_len, std::int64_t nq,
                         std::int64_t nkv, std::int64_t d, std::int64_t d_model) {
   MeasurementRecord r = attention(phase, batch, q_len, kv_len, nq, nkv, d, phase == Phase::prefill);
@@ -128,6 +133,15 @@ void add_table_cases(std::vector<Case>& v) {
   add("indexer decode B64 L32768 64x128 topk2048", indexer(64, 1, 32768, 64, 128, 2048), B, 0, 0, 0);
   add("indexer decode B64 L32768 32x128 topk2048", indexer(64, 1, 32768, 32, 128, 2048), B, 0, 0, 0);
   add("indexer prefill B1 N4096 64x128 topk2048", indexer(1, 4096, 4096, 64, 128, 2048), F, 0, 0, 0);
+  // fp8 (issue 28, step 4): e4m3 GEMMs through cuBLASLt, per-tensor scales, bf16 out; their ceiling
+  // column is the fp8 8192^3 rate (measure_fp8_ceiling), the bar issue 28's 1,300 TFLOP/s.
+  add("GEMM 8192x8192x8192 fp8 e4m3 (cuBLASLt)", fp8(gemm(8192, 8192, 8192)), F, 0, 0, 1300);
+  add("GEMM 64x6144x4096 fp8 e4m3 (decode QKV)", fp8(gemm(64, 6144, 4096)), F, 0, 0, 0);
+  // Decode over an fp8 (e4m3) KV cache: TB/s of fp8 K/V bytes (half the bf16 rows' bytes per key). Named
+  // so that no bf16 row's name is a substring of theirs (--only matches substrings; h200_check.sh's
+  // profile step selects "decode B1 L32768 32/8 d128").
+  add("decode fp8 KV B64 L32768 32/8 d128", fp8(attention(Phase::decode, 64, 1, 32768, 32, 8, 128, false)), B, 0, 0, 0);
+  add("decode fp8 KV B1 L32768 32/8 d128", fp8(attention(Phase::decode, 1, 1, 32768, 32, 8, 128, false)), B, 0, 0, 0);
 }
 
 // Kernel variants, split counts and merges of the table's shapes: rows outside the table.
@@ -174,6 +188,11 @@ void add_sweep_cases(std::vector<Case>& v) {
     cu::detail::Knobs k;
     k.fused_merge = true;
     sweep(name + " [merged in the grid]", r, B, k);
+  }
+  {  // fp8 GEMM with cuBLASLt's fast accumulation (no periodic promotion; gemm::Fp8Params::fast_accum)
+    cu::detail::Knobs k;
+    k.fp8_fast_accum = true;
+    sweep("GEMM 8192x8192x8192 fp8 e4m3 [fast accumulation]", fp8(gemm(8192, 8192, 8192)), F, k);
   }
   // MQA's split count with the merge in the grid (the planner models the combine kernel's rounds): 256
   // splits fit one wave at 2 blocks per SM on 132 SMs.
@@ -286,10 +305,26 @@ mhacfg::kernels::Ceilings measure_ceilings(const Args& args, bool& failed) {
   return ceil;
 }
 
+// The fp8 e4m3 GEMM 8192^3 rate (cuBLASLt, the harness's method): the ceiling of the fp8 GEMM rows;
+// 0 when it cannot be measured.
+double measure_fp8_ceiling(const Args& args, cu::Stream stream) {
+  try {
+    auto w = cu::detail::make_workload(fp8(gemm(8192, 8192, 8192)), {}, 0x66703863, stream);
+    const auto t = cu::detail::time_calls([&](cu::Stream s) { w->run(s); }, args.calls, cu::detail::kWarmupCalls,
+                                          cu::detail::Flush::write, stream);
+    const double rate = static_cast<double>(mhacfg::gemm_flops({8192, 8192, 8192})) / (t.median_ms * 1e-3);
+    std::cout << "ceilings: fp8 e4m3 GEMM 8192^3 " << fmt(rate / 1e12, 1) << " TFLOP/s\n";
+    return rate;
+  } catch (const std::exception& e) {
+    std::cout << "fp8 ceiling FAILED: " << e.what() << "\n";
+    return 0;
+  }
+}
+
 // Times one case and fills its JSON row and, for a table row, its line of the table; false when it
 // failed (the row then holds the error).
-bool time_case(const Case& c, const Args& args, const mhacfg::kernels::Ceilings& ceil, cu::Stream stream,
-               std::uint64_t& seed, nlohmann::json& j, std::vector<std::string>& table) {
+bool time_case(const Case& c, const Args& args, const mhacfg::kernels::Ceilings& ceil, double fp8_ceiling,
+               cu::Stream stream, std::uint64_t& seed, nlohmann::json& j, std::vector<std::string>& table) {
   char line[256];
   j["case"] = c.name;
   j["record"] = mhacfg::record_to_json(c.rec);
@@ -320,7 +355,8 @@ bool time_case(const Case& c, const Args& args, const mhacfg::kernels::Ceilings&
     }
     const double work = work_of(c);
     const double rate = work / (t.median_ms * 1e-3);
-    const double ceiling = bytes ? ceil.read_bytes_per_s : ceil.gemm_flop_per_s;
+    const bool fp8_gemm = c.rec.op() == OpKind::gemm && c.rec.dtype == mhacfg::DType::fp8;
+    const double ceiling = bytes ? ceil.read_bytes_per_s : fp8_gemm ? fp8_ceiling : ceil.gemm_flop_per_s;
     j["kernel"] = w->kernel();
     j["num_splits"] = w->num_splits();
     j["time_ms"] = t.median_ms;
@@ -388,9 +424,18 @@ int run(const Args& args) {
                   "table rows: median over " + std::to_string(args.repeat) + " fresh workloads";
   bool failed = false;
   const mhacfg::kernels::Ceilings ceil = measure_ceilings(args, failed);
-  out["ceilings"] = {{"gemm_flop_per_s", ceil.gemm_flop_per_s}, {"copy_bytes_per_s", ceil.read_bytes_per_s}};
-
   cu::Stream stream = cu::create_stream();
+  bool any_fp8_gemm = false;  // the fp8 ceiling is timed only for runs that have an fp8 GEMM row
+  for (const Case& c : cases(args.sweeps))
+    if ((args.only.empty() || c.name.find(args.only) != std::string::npos) && c.rec.op() == OpKind::gemm &&
+        c.rec.dtype == mhacfg::DType::fp8)
+      any_fp8_gemm = true;
+  const double fp8_ceiling = any_fp8_gemm ? measure_fp8_ceiling(args, stream) : 0.0;
+  if (any_fp8_gemm && fp8_ceiling <= 0) failed = true;
+  out["ceilings"] = {{"gemm_flop_per_s", ceil.gemm_flop_per_s},
+                     {"copy_bytes_per_s", ceil.read_bytes_per_s},
+                     {"gemm_fp8_flop_per_s", fp8_ceiling}};
+
   std::vector<std::string> table;
   char line[256];
   std::snprintf(line, sizeof line, "%-42s %9s %-7s %6s %6s %8s %6s %s", "case", "ours", "unit", "FA2", "cuDNN",
@@ -401,7 +446,7 @@ int run(const Args& args) {
   for (const Case& c : cases(args.sweeps)) {
     if (!args.only.empty() && c.name.find(args.only) == std::string::npos) continue;
     nlohmann::json j;
-    if (!time_case(c, args, ceil, stream, seed, j, table)) failed = true;
+    if (!time_case(c, args, ceil, fp8_ceiling, stream, seed, j, table)) failed = true;
     rows.push_back(j);
   }
   cu::destroy_stream(stream);

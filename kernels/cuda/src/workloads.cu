@@ -46,13 +46,15 @@ void fill(Arena& arena, std::size_t i, std::uint64_t seed, Stream s) {
   fill_random_bf16(arena.bf16(i), arena.bytes(i) / 2, seed + 0x9e37 * (i + 1), -1.f, 1.f, s);
 }
 
+// Decode over a bf16 KV cache, or (fp8) an e4m3 one: codes of uniform values in [-8, 8), K and V
+// scales 1/8 (values in [-1, 1), as the bf16 inputs).
 class DecodeWorkload : public Workload {
  public:
-  DecodeWorkload(const AttentionShape& sh, const Knobs& knobs, std::uint64_t seed, Stream s)
+  DecodeWorkload(const AttentionShape& sh, const Knobs& knobs, bool fp8, std::uint64_t seed, Stream s)
       : arena_({bf16_bytes(sh.batch * sh.num_q_heads * sh.head_dim),
-                bf16_bytes(sh.batch * sh.kv_len * sh.num_kv_heads * sh.head_dim),
-                bf16_bytes(sh.batch * sh.kv_len * sh.num_kv_heads * sh.head_dim),
-                bf16_bytes(sh.batch * sh.num_q_heads * sh.head_dim), workspace_for(sh, knobs)}) {
+                kv_bytes(sh.batch * sh.kv_len * sh.num_kv_heads * sh.head_dim, fp8),
+                kv_bytes(sh.batch * sh.kv_len * sh.num_kv_heads * sh.head_dim, fp8),
+                bf16_bytes(sh.batch * sh.num_q_heads * sh.head_dim), workspace_for(sh, knobs, fp8)}) {
     p_.batch = static_cast<int>(sh.batch);
     p_.num_q_heads = static_cast<int>(sh.num_q_heads);
     p_.num_kv_heads = static_cast<int>(sh.num_kv_heads);
@@ -61,8 +63,15 @@ class DecodeWorkload : public Workload {
     p_.softmax_scale = 1.f / std::sqrt(static_cast<float>(sh.head_dim));
     p_.q = arena_.bf16(0);
     p_.q_batch_stride = sh.num_q_heads * sh.head_dim;
-    p_.k = arena_.bf16(1);
-    p_.v = arena_.bf16(2);
+    if (fp8) {
+      p_.fp8_kv = true;
+      p_.k8 = static_cast<const Fp8E4m3*>(arena_.raw(1));
+      p_.v8 = static_cast<const Fp8E4m3*>(arena_.raw(2));
+      p_.k_scale = p_.v_scale = 1.f / 8;
+    } else {
+      p_.k = arena_.bf16(1);
+      p_.v = arena_.bf16(2);
+    }
     p_.kv_token_stride = sh.num_kv_heads * sh.head_dim;
     p_.kv_batch_stride = p_.kv_token_stride * sh.kv_len;
     p_.o = arena_.bf16(3);
@@ -71,18 +80,29 @@ class DecodeWorkload : public Workload {
     p_.fused_merge = knobs.fused_merge;
     p_.workspace = arena_.raw(4);
     p_.workspace_bytes = arena_.bytes(4);
-    for (std::size_t i = 0; i < 3; ++i) fill(arena_, i, seed, s);
+    fill(arena_, 0, seed, s);
+    for (std::size_t i = 1; i < 3; ++i) {
+      if (fp8)
+        fill_random_fp8_e4m3(static_cast<Fp8E4m3*>(arena_.raw(i)), arena_.bytes(i), seed + 0x9e37 * (i + 1), -8.f, 8.f, s);
+      else
+        fill(arena_, i, seed, s);
+    }
     const decode::Plan pl = decode::plan(p_);
     num_splits_ = pl.num_splits;
-    kernel_ = "decode d" + std::to_string(sh.head_dim) + " group " + std::to_string(sh.num_q_heads / sh.num_kv_heads) +
+    kernel_ = std::string(fp8 ? "fp8 KV " : "") + "decode d" + std::to_string(sh.head_dim) + " group " +
+              std::to_string(sh.num_q_heads / sh.num_kv_heads) +
               ", " + std::to_string(pl.num_splits) + " splits of " + std::to_string(pl.tokens_per_split) +
               (pl.fused ? ", merged in the grid" : pl.num_splits > 1 ? ", combine kernel" : "");
   }
   void run(Stream s) override { decode::run(p_, s); }
 
  private:
-  static std::size_t workspace_for(const AttentionShape& sh, const Knobs& knobs) {
+  static std::size_t kv_bytes(std::int64_t elements, bool fp8) {
+    return fp8 ? static_cast<std::size_t>(elements) : bf16_bytes(elements);
+  }
+  static std::size_t workspace_for(const AttentionShape& sh, const Knobs& knobs, bool fp8) {
     decode::Params p;
+    p.fp8_kv = fp8;
     p.batch = static_cast<int>(sh.batch);
     p.num_q_heads = static_cast<int>(sh.num_q_heads);
     p.num_kv_heads = static_cast<int>(sh.num_kv_heads);
@@ -222,6 +242,37 @@ class GemmWorkload : public Workload {
   gemm::Params p_;
 };
 
+// An fp8 e4m3 GEMM: A and B^T uniform in [-8, 8) rounded to e4m3, per-tensor scales 1/16 (values in
+// [-0.5, 0.5)), bf16 C.
+class Fp8GemmWorkload : public Workload {
+ public:
+  Fp8GemmWorkload(const GemmShape& g, const Knobs& knobs, std::uint64_t seed, Stream s)
+      : arena_({static_cast<std::size_t>(g.m * g.k), static_cast<std::size_t>(g.n * g.k), bf16_bytes(g.m * g.n),
+                2 * sizeof(float)}) {
+    auto* scales = static_cast<float*>(arena_.raw(3));
+    const float host_scales[2] = {1.f / 16, 1.f / 16};
+    copy_to_device(scales, host_scales, sizeof host_scales);
+    p_.m = g.m;
+    p_.n = g.n;
+    p_.k = g.k;
+    p_.a = static_cast<const Fp8E4m3*>(arena_.raw(0));
+    p_.b_t = static_cast<const Fp8E4m3*>(arena_.raw(1));
+    p_.a_scale = scales;
+    p_.b_scale = scales + 1;
+    p_.c = arena_.bf16(2);
+    p_.fast_accum = knobs.fp8_fast_accum;
+    for (std::size_t i = 0; i < 2; ++i)
+      fill_random_fp8_e4m3(static_cast<Fp8E4m3*>(arena_.raw(i)), arena_.bytes(i), seed + 0x9e37 * (i + 1), -8.f, 8.f, s);
+    kernel_ = knobs.fp8_fast_accum ? "cublasLt fp8 e4m3, fast accumulation" : "cublasLt fp8 e4m3";
+  }
+  void run(Stream s) override { runner_.run(p_, s); }
+
+ private:
+  Arena arena_;
+  gemm::Runner runner_;
+  gemm::Fp8Params p_;
+};
+
 class BlockWorkload : public Workload {
  public:
   BlockWorkload(const MeasurementRecord& r, const Knobs& knobs, std::uint64_t seed, Stream s)
@@ -350,13 +401,18 @@ std::unique_ptr<Workload> make_workload(const MeasurementRecord& r, const Knobs&
   if (!why.empty()) throw InputError("record " + r.op_class(), record_to_json(r).dump(), why);
   std::unique_ptr<Workload> w;
   switch (r.op()) {
-    case OpKind::gemm: w = std::make_unique<GemmWorkload>(r.gemm(), seed, stream); break;
+    case OpKind::gemm:
+      if (r.dtype == DType::fp8)
+        w = std::make_unique<Fp8GemmWorkload>(r.gemm(), knobs, seed, stream);
+      else
+        w = std::make_unique<GemmWorkload>(r.gemm(), seed, stream);
+      break;
     case OpKind::attention_block: w = std::make_unique<BlockWorkload>(r, knobs, seed, stream); break;
     case OpKind::attention:
       if (r.attention().is_mla())
         w = std::make_unique<MlaWorkload>(r.attention(), knobs, seed, stream);
       else if (r.attention().q_len == 1)
-        w = std::make_unique<DecodeWorkload>(r.attention(), knobs, seed, stream);
+        w = std::make_unique<DecodeWorkload>(r.attention(), knobs, r.dtype == DType::fp8, seed, stream);
       else
         w = std::make_unique<PrefillWorkload>(r.attention(), knobs, seed, stream);
       break;

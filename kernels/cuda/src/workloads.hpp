@@ -19,6 +19,7 @@ struct Knobs {
   int num_splits = 0;  // decode / MLA decode; 0: planned for the device
   prefill::Variant variant = prefill::Variant::automatic;
   bool fused_merge = false;  // decode: splits merged in the grid where it fits (decode::Params)
+  bool fp8_fast_accum = false;  // fp8 GEMM: cuBLASLt's fast accumulation (gemm::Fp8Params)
 };
 
 class Workload {

@@ -82,3 +82,20 @@ TEST_CASE("every shape the H200 check measures has a CUDA kernel", "[cuda]") {
     CHECK(mhacfg::kernels::cuda_unsupported_reason(r).empty());
   }
 }
+
+TEST_CASE("measure_cuda times fp8 records: a GEMM through cuBLASLt and a decode over an fp8 KV cache", "[cuda][fp8]") {
+  MHACFG_REQUIRE_CUDA_DEVICE();
+  mhacfg::kernels::BenchOptions o;
+  o.repetitions = 5;
+  mhacfg::MeasurementRecord g;
+  g.shape = mhacfg::GemmOp{mhacfg::GemmShape{64, 6144, 4096}};
+  g.dtype = mhacfg::DType::fp8;
+  const auto mg = mhacfg::kernels::measure_cuda(g, o);
+  CHECK(mg.time_ms > 0);
+  CHECK(mg.backend == "cublas");
+  mhacfg::MeasurementRecord d = decode_record();
+  d.dtype = mhacfg::DType::fp8;
+  const auto md = mhacfg::kernels::measure_cuda(d, o);
+  CHECK(md.time_ms > 0);
+  CHECK(md.backend == "mhacfg-cuda");
+}

@@ -1,8 +1,11 @@
 #include "reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+
+#include "mhacfg/kernels/cpu/fp8.hpp"
 
 namespace mhacfg::test {
 
@@ -121,6 +124,25 @@ std::size_t count_mismatches(const std::vector<float>& actual, const std::vector
 std::size_t count_mismatches(const std::vector<float>& actual, const std::vector<double>& expected, double tol,
                              std::string& report) {
   return count_mismatches(actual, expected, std::vector<double>(expected.size(), tol), report);
+}
+
+Fp8Tensor quantize_e4m3(std::size_t n, std::mt19937_64& rng, float range) {
+  std::uniform_real_distribution<float> u(-range, range);
+  std::vector<float> x(n);
+  float amax = 0;
+  for (float& v : x) {
+    v = u(rng);
+    amax = std::max(amax, std::fabs(v));
+  }
+  Fp8Tensor t;
+  t.scale = amax / kernels::cpu::kFp8E4m3Max;
+  t.codes.resize(n);
+  t.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    t.codes[i] = kernels::cpu::fp32_to_fp8_e4m3(x[i] / t.scale);
+    t.values[i] = kernels::cpu::fp8_e4m3_to_fp32(t.codes[i]) * t.scale;
+  }
+  return t;
 }
 
 }  // namespace mhacfg::test

@@ -86,4 +86,15 @@ std::size_t count_mismatches(const std::vector<float>& actual, const std::vector
 std::size_t count_mismatches(const std::vector<float>& actual, const std::vector<double>& expected, double tol,
                              std::string& report);
 
+// fp8 e4m3 inputs: fresh uniform values in [-range, range) quantised per tensor as fp8 checkpoints and
+// vLLM's fp8 KV cache store them (scale = amax / 448, code = e4m3(x / scale), value = code x scale),
+// converted by kernels/cpu/fp8.hpp, the project's one e4m3 conversion. `values` are what a kernel
+// multiplies (the dequantised codes), so the float64 references see exactly the device's inputs.
+struct Fp8Tensor {
+  std::vector<std::uint8_t> codes;
+  float scale = 1;
+  std::vector<float> values;  // codes[i] x scale
+};
+Fp8Tensor quantize_e4m3(std::size_t n, std::mt19937_64& rng, float range);
+
 }  // namespace mhacfg::test

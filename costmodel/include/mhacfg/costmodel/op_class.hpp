@@ -34,8 +34,9 @@ struct OpClass {
   OpKind op = OpKind::attention;
   Phase phase = Phase::prefill;  // unused by ops without phases (gemm)
   OpVariant variant = OpVariant::none;
-  // Ops whose kernels differ by dtype (op types with dtype_keyed, the GEMM) fit a class per storage
-  // dtype narrower than 16 bits ("gemm/fp8", "gemm/nvfp4"); the 16- and 32-bit ones share the plain class.
+  // Ops whose kernels differ by dtype fit a class per such dtype (keyed_class): GEMMs per storage dtype
+  // narrower than 16 bits ("gemm/fp8", "gemm/nvfp4"), attention decode with an fp8 KV cache
+  // ("attention/decode/fp8"); every other dtype shares the plain class (bf16 here).
   DType dtype = DType::bf16;
 
   // "<op>[/<phase>][/<variant>][/<dtype>]", e.g. "attention/decode/mla"; "gemm"; "gemm/fp8".
@@ -45,9 +46,11 @@ struct OpClass {
   static std::optional<OpClass> parse(std::string_view text);
 };
 
-// Whether op kind `k` keys its classes by a narrow dtype, and whether `t` is one such dtype.
-bool dtype_keyed(OpKind k);
-bool keyed_dtype(DType t);
+// The class `c` of an op whose operands are stored in `t`: c keyed by t where c's op type keys that
+// class by t (an op type's keys_dtype(phase, variant, dtype), or dtype_keyed = true for every dtype
+// narrower than 16 bits), else c with the plain dtype. The one rule that records, fits and predictions
+// key classes by.
+OpClass keyed_class(OpClass c, DType t);
 
 // Whether `c` is a class that records and profiles hold: OpClass::parse accepts it.
 bool is_op_class(const std::string& c);

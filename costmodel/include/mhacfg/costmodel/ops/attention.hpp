@@ -99,10 +99,19 @@ struct AttentionOp {
   static constexpr DType default_dtype = DType::bf16;
   static constexpr std::string_view only_default_dtype = "";  // any dtype
 
+  // An fp8 KV cache in decode runs a kernel of its own (e4m3 K/V converted in shared memory: half the
+  // bytes per key, a conversion per element), fitted as "attention/decode/fp8"; every other dtype,
+  // prefill and MLA share the plain classes.
+  static constexpr bool keys_dtype(Phase p, OpVariant v, DType t) {
+    return p == Phase::decode && v == OpVariant::none && t == DType::fp8;
+  }
+
   Phase phase = Phase::prefill;
   AttentionShape shape;
 
   OpClass op_class() const;
+  // The class of this call with K/V stored in `dtype` ("attention/decode/fp8"; keyed_class).
+  OpClass op_class(DType dtype) const { return keyed_class(op_class(), dtype); }
   OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   // The record's shape fields (phase, heads, widths, mask); throws InputError naming the field.
   static AttentionOp from_json(const JsonFields& f);

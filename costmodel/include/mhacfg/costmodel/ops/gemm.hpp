@@ -45,11 +45,7 @@ struct GemmOp {
 
   OpClass op_class() const { return {kind, Phase::prefill, OpVariant::none}; }
   // The class of this GEMM with weights stored in `dtype` ("gemm/fp8"; "gemm" for 16 and 32 bits).
-  OpClass op_class(DType dtype) const {
-    OpClass c = op_class();
-    if (keyed_dtype(dtype)) c.dtype = dtype;
-    return c;
-  }
+  OpClass op_class(DType dtype) const { return keyed_class(op_class(), dtype); }
   OpFeatures features(DType dtype, const CpuKernelFacts& facts = {}) const { return op_features(shape, dtype, facts); }
   static GemmOp from_json(const JsonFields& f);
   void to_json(nlohmann::json& j) const;

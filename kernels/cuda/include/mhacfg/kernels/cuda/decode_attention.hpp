@@ -1,6 +1,6 @@
-// Decode attention (q_len 1) over a bf16 KV cache: GQA-packed, split-KV (flash-decoding), with a
-// log-sum-exp combine when a sequence is split. MHA and MQA are GQA with group sizes 1 and
-// num_q_heads. Design and expected speed: src/decode_attention.cu's header.
+// Decode attention (q_len 1) over a bf16 or fp8 (e4m3, per-tensor scales) KV cache: GQA-packed,
+// split-KV (flash-decoding), with a log-sum-exp combine when a sequence is split. MHA and MQA are GQA
+// with group sizes 1 and num_q_heads. Design and expected speed: src/decode_attention.cu's header.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,14 @@ struct Params {
   std::int64_t q_batch_stride = 0;
   const Bf16* k = nullptr;  // [batch, kv_capacity, num_kv_heads, head_dim]
   const Bf16* v = nullptr;  // same layout and strides as k
+  // fp8 KV cache (e4m3, as vLLM stores it with --kv-cache-dtype fp8): fp8_kv set, k8 and v8 instead
+  // of k and v, same layout and strides (in elements, which are bytes; multiples of 16); a value is its
+  // code times the tensor's fp32 scale (k_scale, v_scale). head_dim 64 and 128 (unsupported_reason_fp8).
+  bool fp8_kv = false;
+  const Fp8E4m3* k8 = nullptr;
+  const Fp8E4m3* v8 = nullptr;
+  float k_scale = 1.f;
+  float v_scale = 1.f;
   std::int64_t kv_batch_stride = 0;
   std::int64_t kv_token_stride = 0;
   Bf16* o = nullptr;  // [batch, num_q_heads, head_dim]
@@ -46,6 +54,8 @@ struct Params {
 // Empty when the kernel runs this shape, else the reason. Ignores batch size limits of the record
 // path's memory; run() checks pointers, strides and the workspace.
 std::string unsupported_reason(const AttentionShape& shape);
+// The same for an fp8 (e4m3) KV cache: head_dim 64 and 128.
+std::string unsupported_reason_fp8(const AttentionShape& shape);
 
 struct Plan {
   int num_splits = 1;        // splits actually launched (chunks are whole 64-token tiles)

@@ -23,6 +23,10 @@ Bf16 to_bf16(float x);  // round to nearest even; NaN stays a (quiet) NaN
 float to_float(Bf16 x);
 // 0xFFFF: a NaN in bf16. fill_bytes(..., kPoisonByte, ...) poisons outputs before a run.
 constexpr std::uint8_t kPoisonByte = 0xFF;
+// fp8 E4M3 storage (torch.float8_e4m3fn, CUDA's __nv_fp8_e4m3): one code per byte, largest finite 448,
+// no infinities, 0x7f/0xff NaN. The host converts with kernels/cpu/fp8.hpp (one conversion in the
+// project); a tensor's values are its codes times its fp32 scale.
+using Fp8E4m3 = std::uint8_t;
 
 // Owning device allocation (cudaMalloc). Movable, not copyable.
 class DeviceBuffer {
@@ -54,6 +58,9 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes);
 // Uniform random bf16 values in [lo, hi) from a counter-based hash of (seed, index): the same seed
 // gives the same data on every device.
 void fill_random_bf16(Bf16* data, std::size_t count, std::uint64_t seed, float lo, float hi, Stream stream);
+// The same uniform values in [lo, hi) (same hash), rounded to e4m3 (to nearest, saturating at +-448):
+// the benchmark's fp8 inputs.
+void fill_random_fp8_e4m3(Fp8E4m3* data, std::size_t count, std::uint64_t seed, float lo, float hi, Stream stream);
 void fill_bytes(void* data, std::uint8_t value, std::size_t bytes, Stream stream);
 
 Stream create_stream();  // non-blocking stream
