@@ -71,7 +71,7 @@ TEST_CASE("a GEMM record's class is keyed by its dtype when narrower than 16 bit
   CHECK(r.op_class() == "gemm");
 }
 
-TEST_CASE("attention decode with an fp8 KV cache has a class of its own; other attention dtypes do not", "[ops]") {
+TEST_CASE("attention decode with an fp8 KV cache has a class of its own, other attention dtypes do not", "[ops]") {
   MeasurementRecord a;
   a.shape = AttentionOp{Phase::decode, AttentionShape{1, 1, 100, 4, 4, 32, 32, false, 0, 0, 0}};
   a.dtype = DType::fp8;
