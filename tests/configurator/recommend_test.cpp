@@ -429,3 +429,29 @@ TEST_CASE("index_topk evaluates every design dense and sparse: at long contexts 
   fewer.attention.indexer.topk = 512;
   CHECK(static_cast<int>(assess_quality(fewer).level) == static_cast<int>(best.risk.level) + 1);
 }
+
+TEST_CASE("a rationale says which common tensor-parallel degrees the heads rule out", "[recommend]") {
+  RecommendOptions o = shape(4096, 32, 8192);
+  o.top = 100;
+  const Recommendation r = rec(o);
+  std::size_t checked = 0;
+  for (const auto& c : r.ranked) {
+    if (c.rationale.empty()) continue;
+    const AttentionSpec& a = c.spec.attention;
+    std::string line;
+    for (const auto& l : c.rationale)
+      if (l.rfind("Not servable at ", 0) == 0) line = l;
+    INFO(design_label(a) << ": " << line);
+    bool any_out = false;
+    for (const std::int64_t tp : {2, 4, 8}) {
+      const bool ok = q_heads_split(a, tp) && kv_heads_shard(a, tp);
+      any_out |= !ok;
+      if (!ok) CHECK(line.find(std::to_string(tp)) != std::string::npos);
+    }
+    CHECK(line.empty() == !any_out);
+    if (a.variant != AttentionVariant::mla && a.num_kv_heads == 5)
+      CHECK(line.rfind("Not servable at tp 2, 4, 8: its 5 KV heads neither split nor replicate over them", 0) == 0);
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}

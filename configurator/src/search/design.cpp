@@ -47,4 +47,10 @@ bool absorbs_in_experts(const ModelSpec& m) {
   return std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.moe(); });
 }
 
+bool q_heads_split(const AttentionSpec& a, std::int64_t tp) { return a.num_q_heads % tp == 0; }
+
+bool kv_heads_shard(const AttentionSpec& a, std::int64_t tp) {
+  return a.variant == AttentionVariant::mla || a.num_kv_heads % tp == 0 || tp % a.num_kv_heads == 0;
+}
+
 }  // namespace mhacfg

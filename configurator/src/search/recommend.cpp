@@ -284,10 +284,10 @@ Evaluated evaluate(const Context& ctx, ModelSpec spec, bool refit = true) {
     return reject(Constraint::kv_heads_multiple, std::to_string(a.num_kv_heads) + " KV heads are not a multiple of --kv-heads-multiple-of " +
                   std::to_string(o.kv_heads_multiple_of), {{"kv_heads", double(a.num_kv_heads)}, {"multiple_of", double(o.kv_heads_multiple_of)}});
   const double tp = double(o.workload.tp);
-  if (a.num_q_heads % o.workload.tp != 0)
+  if (!q_heads_split(a, o.workload.tp))
     return reject(Constraint::tp_heads, std::to_string(a.num_q_heads) + " query heads do not divide over tp " + std::to_string(o.workload.tp),
                   {{"q_heads", double(a.num_q_heads)}, {"tp", tp}});
-  if (a.variant != AttentionVariant::mla && a.num_kv_heads % o.workload.tp != 0 && o.workload.tp % a.num_kv_heads != 0)
+  if (!kv_heads_shard(a, o.workload.tp))
     return reject(Constraint::tp_kv_heads, std::to_string(a.num_kv_heads) + " KV heads neither split over nor replicate across tp " +
                   std::to_string(o.workload.tp), {{"kv_heads", double(a.num_kv_heads)}, {"tp", tp}});
   // Kernel support: MLA needs MLA kernels; a head_dim the target's fast kernels lack would run padded

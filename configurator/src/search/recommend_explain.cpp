@@ -242,6 +242,25 @@ std::string params_sentence(const Recommendation& r, const Candidate& c) {
          (r.base_design && same_ffn(c.spec, r.base_design->spec) ? " as the model has it." : " absorbs the rest.");
 }
 
+// The common tensor-parallel degrees (2, 4, 8) the heads rule out, for a design a deployment may later
+// want to split: empty when all of them divide.
+std::string tp_sentence(const Recommendation& r, const Candidate& c) {
+  const AttentionSpec& a = c.spec.attention;
+  std::string q, kv;
+  for (const std::int64_t tp : {2, 4, 8}) {
+    if (tp == r.options.workload.tp) continue;
+    if (!q_heads_split(a, tp)) q += (q.empty() ? "" : ", ") + std::to_string(tp);
+    else if (!kv_heads_shard(a, tp)) kv += (kv.empty() ? "" : ", ") + std::to_string(tp);
+  }
+  if (q.empty() && kv.empty()) return "";
+  std::string s = "Not servable at ";
+  if (!q.empty()) s += "tp " + q + ": its " + std::to_string(a.num_q_heads) + " query heads do not divide over them";
+  if (!kv.empty())
+    s += std::string(q.empty() ? "" : "; nor at ") + "tp " + kv + ": its " + std::to_string(a.num_kv_heads) +
+         " KV heads neither split nor replicate over them";
+  return s + " (the tensor-parallel rule of docs/cost-model.md).";
+}
+
 void rationale(const Recommendation& r, const std::vector<Candidate>& designs, const std::vector<Candidate>& feasible,
                Candidate& c) {
   // `feasible` is every feasible candidate, for comparisons with designs outside the ranked list.
@@ -256,6 +275,7 @@ void rationale(const Recommendation& r, const std::vector<Candidate>& designs, c
     out.push_back("Tensor parallelism " + std::to_string(r.options.workload.tp) + " replicates each KV head on " +
                   std::to_string(c.counts.kv_cache.replication) + " GPUs: " + fmt_bytes(c.replication_bytes) +
                   " extra per GPU at this batch.");
+  if (std::string tp = tp_sentence(r, c); !tp.empty()) out.push_back(tp);
   for (const auto& pen : c.penalties) out.push_back("Penalty: " + pen + ".");
   if (std::string tie = tie_sentence(r, designs, c); !tie.empty()) out.push_back(tie);
 }

@@ -23,5 +23,10 @@ bool absorbs_in_experts(const ModelSpec& m);
 bool same_attention(const AttentionSpec& a, const AttentionSpec& b);
 // The same design class, one of which the ranking lists: variant, head_dims and MLA ranks.
 bool same_class(const AttentionSpec& a, const AttentionSpec& b);
+// Whether tp GPUs can serve the heads: the query heads split evenly; the KV heads split evenly or each
+// is replicated on tp / kv_heads GPUs (MLA's latent is held whole, or per rank under attention data
+// parallel). The search's tp constraints and the rationales read these.
+bool q_heads_split(const AttentionSpec& a, std::int64_t tp);
+bool kv_heads_shard(const AttentionSpec& a, std::int64_t tp);
 
 }  // namespace mhacfg
