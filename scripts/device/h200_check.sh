@@ -17,6 +17,9 @@
 #              cannot spoil the steps above (when they fail, hopper-pv64 reruns them with
 #              MHACFG_HOPPER_DIAG=pv64); then hopper-memcheck/-racecheck/-synccheck on its [sanitize]
 #              case (a barrier wait that never completes gives up after 2 s: read NOTES.md)
+#   mla-wgmma  the [mla_wgmma] tests (MLA decode on wgmma + TMA, session 22) the same way: own processes,
+#              mla-wgmma-pv64 when they fail, then mla-wgmma-memcheck/-racecheck/-synccheck (limits 80 s,
+#              110 with pv64; all limits then add up to 575 s, 665 if both pv64 reruns run)
 #   speed      mhacfg_cuda_speed --json $OUT/speed.json (acceptance table printed last)
 #   profile    ncu per-kernel times of the small decode rows (diagnostic; where ncu exists)
 #   calibrate  mhacfg calibrate --device cuda --out $OUT/h200-sxm.json --holdout (held-out shapes measured in
@@ -77,10 +80,10 @@ compute-sanitizer --version | tail -1'
 step env 15 bash -c "$env_report"
 # fp8 (session 22): the fp8 GEMM and fp8-KV decode tests are [cuda] (the fp8 GEMM's [sanitize][gemm]
 # like bf16's; the small fp8-KV decode case [sanitize]), the speed tool has fp8 rows.
-step tests 60 "$BIN/mhacfg_cuda_tests" "[cuda]~[hopper]" --durations yes
-step memcheck 45 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[hopper]"
-step racecheck 45 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]"
-step synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]"
+step tests 60 "$BIN/mhacfg_cuda_tests" "[cuda]~[hopper]~[mla_wgmma]" --durations yes
+step memcheck 45 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[hopper]~[mla_wgmma]"
+step racecheck 45 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]~[mla_wgmma]"
+step synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[sanitize]~[gemm]~[hopper]~[mla_wgmma]"
 step hopper 60 "$BIN/mhacfg_cuda_tests" "[hopper]" --durations yes
 if [ "$(tail -1 "$STEPS" | cut -f2)" != 0 ]; then  # diagnostic (NOTES.md, session 22): P V without the LBO
   step hopper-pv64 60 env MHACFG_HOPPER_DIAG=pv64 "$BIN/mhacfg_cuda_tests" "[hopper]"
@@ -88,6 +91,15 @@ fi
 step hopper-memcheck 30 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step hopper-racecheck 30 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
 step hopper-synccheck 20 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[hopper][sanitize]"
+# MLA decode on wgmma (issue 28 step 3, prepared in session 22): its [mla_wgmma] tests in processes of
+# their own, as the [hopper] steps (rerun with MHACFG_HOPPER_DIAG=pv64 when they fail; NOTES.md).
+step mla-wgmma 30 "$BIN/mhacfg_cuda_tests" "[mla_wgmma]" --durations yes
+if [ "$(tail -1 "$STEPS" | cut -f2)" != 0 ]; then
+  step mla-wgmma-pv64 30 env MHACFG_HOPPER_DIAG=pv64 "$BIN/mhacfg_cuda_tests" "[mla_wgmma]"
+fi
+step mla-wgmma-memcheck 20 compute-sanitizer --tool memcheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[mla_wgmma][sanitize]"
+step mla-wgmma-racecheck 20 compute-sanitizer --tool racecheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[mla_wgmma][sanitize]"
+step mla-wgmma-synccheck 10 compute-sanitizer --tool synccheck --error-exitcode 1 "$BIN/mhacfg_cuda_tests" "[mla_wgmma][sanitize]"
 step speed 60 "$BIN/mhacfg_cuda_speed" --json "$OUT/speed.json"
 # Diagnostic, not a check: per-kernel GPU time (Nsight Compute, clocks left alone) of the small decode
 # rows, where launch gaps and the combine weigh most; the split kernel and the combine separately.

@@ -38,6 +38,7 @@
 #include "device_utils.cuh"
 #include "mhacfg/costmodel/errors.hpp"
 #include "mhacfg/kernels/cuda/mla_decode.hpp"
+#include "mla_decode_hopper.hpp"
 #include "split_kv.hpp"
 
 namespace mhacfg::kernels::cuda::mla_decode {
@@ -306,18 +307,53 @@ std::string unsupported_reason(const AttentionShape& s) {
   return "";
 }
 
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::automatic: return "automatic";
+    case Variant::mma_sync: return "mma_sync";
+    case Variant::wgmma: return "wgmma";
+  }
+  return "?";
+}
+
+// Today's kernel for every shape: the wgmma variant is opt-in until a device run shows it correct and
+// faster for 64-128 heads (kernels/cuda/NOTES.md, "Prepared without a device (session 22): MLA decode
+// on wgmma"). Even then 16 heads stay on mma_sync (4.34 TB/s, memory-bound: a 64-head block would
+// leave 48 rows of every wgmma empty).
+Variant resolve(const Params& p) { return p.variant == Variant::automatic ? Variant::mma_sync : p.variant; }
+
+std::string unsupported_on_device(const Params& p, Variant v) {
+  std::string why = unsupported_reason(shape_of(p));
+  if (!why.empty() || v != Variant::wgmma) return why;
+  const DeviceInfo& dev = device_info(current_device());
+  if (dev.compute_capability_major != 9 || dev.compute_capability_minor != 0)
+    return "the wgmma variant needs an sm_90 device (wgmma, TMA); this one is sm_" +
+           std::to_string(dev.compute_capability_major) + std::to_string(dev.compute_capability_minor);
+  return "";
+}
+
+unsigned wgmma_barrier_timeouts(bool reset) { return hopper_detail::barrier_timeouts(reset); }
+
 Plan plan(const Params& p) {
+  const Variant v = resolve(p);
+  const bool wg = v == Variant::wgmma;
+  if (wg) {  // before the occupancy query: another architecture has no sm_90a image of the kernel
+    const std::string why = unsupported_on_device(p, v);
+    if (!why.empty()) throw InputError("MLA decode variant", "wgmma", why);
+  }
+  const int heads_per_block = wg ? hopper_detail::kHeads : kHeads;
   detail::SplitProblem sp;
-  sp.independent_blocks = static_cast<std::int64_t>(p.batch) * ((p.num_heads + kHeads - 1) / kHeads);
+  sp.independent_blocks = static_cast<std::int64_t>(p.batch) * ((p.num_heads + heads_per_block - 1) / heads_per_block);
   sp.kv_len = p.kv_len;
-  sp.tile_tokens = kTile;
+  sp.tile_tokens = wg ? hopper_detail::kTile : kTile;
   sp.bytes_per_token = kLatentDim * 2;
-  sp.partial_bytes_per_split = static_cast<std::int64_t>(kHeads) * (kKvLoraRank + 1) * 4 * 2;
+  sp.partial_bytes_per_split = static_cast<std::int64_t>(heads_per_block) * (kKvLoraRank + 1) * 4 * 2;
   sp.v_dim = kKvLoraRank;
   sp.sm_count = device_info(current_device()).sm_count;
-  sp.blocks_per_sm = blocks_per_sm();
+  sp.blocks_per_sm = wg ? hopper_detail::blocks_per_sm() : blocks_per_sm();
   const detail::SplitChoice c = detail::choose_splits(sp, p.num_splits);
   Plan out;
+  out.variant = v;
   out.num_splits = c.num_splits;
   out.tokens_per_split = c.tokens_per_split;
   out.workspace_bytes =
@@ -335,8 +371,16 @@ void run(const Params& p, Stream stream) {
   if (p.q_batch_stride % 8 || p.kv_batch_stride % 8 || p.kv_token_stride % 8 || p.o_batch_stride % 8)
     throw InputError("MLA decode", "stride", "strides must be multiples of 8 elements (16 bytes)");
   if (!(p.softmax_scale > 0.f)) throw InputError("MLA decode", std::to_string(p.softmax_scale), "softmax_scale must be positive");
-  const Plan pl = plan(p);
+  const Plan pl = plan(p);  // refuses the wgmma variant off sm_90 (InputError)
   detail::require_workspace(p.workspace, p.workspace_bytes, pl.workspace_bytes, "MLA decode workspace");
+  if (pl.variant == Variant::wgmma) {
+    detail::SplitWorkspace ws;
+    if (pl.num_splits > 1) ws = detail::split_workspace(p.workspace, p.batch, p.num_heads, pl.num_splits, kKvLoraRank);
+    hopper_detail::launch(p, pl.num_splits, pl.tokens_per_split, ws, stream);
+    if (pl.num_splits > 1)
+      detail::launch_combine(ws, p.o, p.o_batch_stride, p.batch, p.num_heads, pl.num_splits, kKvLoraRank, stream);
+    return;
+  }
 
   Args a{};
   a.q = reinterpret_cast<const bf16*>(p.q);

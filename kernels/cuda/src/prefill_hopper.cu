@@ -678,6 +678,11 @@ std::string map_geometry_problem(const MapGeometry& g) {
   return "";
 }
 
+void tensor_map(CUtensorMap_st* out, const void* base, int d, int heads, int len, int batch,
+                std::int64_t token_stride, std::int64_t batch_stride, int rows) {
+  *out = make_map(base, d, heads, len, batch, token_stride, batch_stride, rows);
+}
+
 unsigned barrier_timeouts(bool reset) {
   unsigned n = 0;
   MHACFG_CUDA_CHECK(cudaMemcpyFromSymbol(&n, g_barrier_timeouts, sizeof n));

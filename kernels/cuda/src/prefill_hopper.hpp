@@ -6,6 +6,8 @@
 
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
 
+struct CUtensorMap_st;  // cuda.h's CUtensorMap (this header is also read by plain C++ tests)
+
 namespace mhacfg::kernels::cuda::prefill::hopper_detail {
 
 // Why the hopper variant cannot run this shape on the current device ("" when it can): the shape
@@ -28,6 +30,11 @@ MapGeometry map_geometry(int d, int heads, int len, int batch, std::int64_t toke
 // reject in g ("" when nothing): dims in [1, 2^32], strides multiples of 16 below 2^40 and nested
 // (each at least the previous dimension's extent), boxes in [1, 256] with a 128-byte inner box.
 std::string map_geometry_problem(const MapGeometry& g);
+// The 128-byte-swizzled bf16 TMA map of map_geometry(d, heads, len, batch, ...) (checked by
+// map_geometry_problem, encoded through the driver entry point); InputError / RuntimeFailure with
+// the shape when refused. Shared with the wgmma MLA decode (mla_decode_hopper.cu).
+void tensor_map(CUtensorMap_st* out, const void* base, int d, int heads, int len, int batch,
+                std::int64_t token_stride, std::int64_t batch_stride, int rows);
 // Launches the kernel; p is already validated by prefill::run (pointers, strides, scale).
 void run(const Params& p, Stream stream);
 

@@ -220,6 +220,20 @@ void add_sweep_cases(std::vector<Case>& v) {
     sweep("prefill causal B4 N4096 16/16 d64" + tag, prefill(4, 16, 16, 64, true), F, k);
     sweep("prefill causal B2 N4096 16/16 d256" + tag, prefill(2, 16, 16, 256, true), F, k);
   }
+  // MLA decode on wgmma (issue 28 step 3; prepared in session 22, opt-in until measured), beside the
+  // table's mma.sync rows "MLA decode B64 L32768 128 heads" (154 TFLOP/s in run 9) and "... 16 heads";
+  // 64 heads on both kernels. After the Hopper prefills, last: a fault here spoils no row above.
+  {
+    cu::detail::Knobs k;
+    k.mla_variant = cu::mla_decode::Variant::wgmma;
+    sweep("MLA decode B64 L32768 128 heads [wgmma]", mla(64, 128, 32768), F, k);
+    sweep("MLA decode B64 L32768 64 heads [wgmma]", mla(64, 64, 32768), F, k);
+    for (int s : {1, 2, 4}) {
+      k.num_splits = s;
+      sweep("MLA decode B64 L32768 128 heads [wgmma, splits " + std::to_string(s) + "]", mla(64, 128, 32768), F, k);
+    }
+    sweep("MLA decode B64 L32768 64 heads [mma_sync]", mla(64, 64, 32768), F, cu::detail::Knobs{});
+  }
 }
 
 std::vector<Case> cases(bool sweeps) {

@@ -133,12 +133,14 @@ class MlaWorkload : public Workload {
     p_.o = arena_.bf16(2);
     p_.o_batch_stride = sh.num_q_heads * mla_decode::kKvLoraRank;
     p_.num_splits = knobs.num_splits;
+    p_.variant = knobs.mla_variant;
     p_.workspace = arena_.raw(3);
     p_.workspace_bytes = arena_.bytes(3);
     for (std::size_t i = 0; i < 2; ++i) fill(arena_, i, seed, s);
     const mla_decode::Plan pl = mla_decode::plan(p_);
     num_splits_ = pl.num_splits;
-    kernel_ = "mla decode " + std::to_string(sh.num_q_heads) + " heads, " + std::to_string(pl.num_splits) +
+    kernel_ = std::string("mla decode ") + (pl.variant == mla_decode::Variant::wgmma ? "wgmma, " : "") +
+              std::to_string(sh.num_q_heads) + " heads, " + std::to_string(pl.num_splits) +
               " splits of " + std::to_string(pl.tokens_per_split);
   }
   void run(Stream s) override { mla_decode::run(p_, s); }
@@ -150,6 +152,7 @@ class MlaWorkload : public Workload {
     p.num_heads = static_cast<int>(sh.num_q_heads);
     p.kv_len = static_cast<int>(sh.kv_len);
     p.num_splits = knobs.num_splits;
+    p.variant = knobs.mla_variant;
     return mla_decode::plan(p).workspace_bytes;
   }
   Arena arena_;

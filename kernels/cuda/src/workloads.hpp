@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mhacfg/costmodel/records.hpp"
+#include "mhacfg/kernels/cuda/mla_decode.hpp"
 #include "mhacfg/kernels/cuda/prefill_attention.hpp"
 #include "mhacfg/kernels/cuda/runtime.hpp"
 
@@ -20,6 +21,7 @@ struct Knobs {
   prefill::Variant variant = prefill::Variant::automatic;
   bool fused_merge = false;  // decode: splits merged in the grid where it fits (decode::Params)
   bool fp8_fast_accum = false;  // fp8 GEMM: cuBLASLt's fast accumulation (gemm::Fp8Params)
+  mla_decode::Variant mla_variant = mla_decode::Variant::automatic;  // MLA decode kernel (issue 28 step 3)
 };
 
 class Workload {

@@ -17,6 +17,13 @@ constexpr int kKvLoraRank = 512;
 constexpr int kRopeHeadDim = 64;
 constexpr int kLatentDim = kKvLoraRank + kRopeHeadDim;  // 576
 
+// Which kernel runs (issue 28 step 3). automatic is mma_sync, today's kernel (16 heads per block),
+// until a device run shows wgmma correct and faster for many heads (kernels/cuda/NOTES.md, "Prepared
+// without a device (session 22): MLA decode on wgmma"); 16 heads stay on mma_sync either way.
+// wgmma: sm_90a only, 64 heads per block, TMA + wgmma (src/mla_decode_hopper.cu); refused elsewhere.
+enum class Variant { automatic, mma_sync, wgmma };
+const char* to_string(Variant v);
+
 struct Params {
   int batch = 1;
   int num_heads = 16;
@@ -33,15 +40,24 @@ struct Params {
   std::int64_t o_batch_stride = 0;
 
   int num_splits = 0;  // 0: chosen for the device
+  Variant variant = Variant::automatic;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 };
 
 std::string unsupported_reason(const AttentionShape& shape);
+// The variant automatic runs (today: mma_sync for every shape).
+Variant resolve(const Params& p);
+// Why `v` cannot run p's shape on the current device ("" when it can); wgmma needs an sm_90 device.
+std::string unsupported_on_device(const Params& p, Variant v);
+// Barrier waits of the wgmma kernel that gave up after 2 s since the last reset (0 on a healthy
+// device; a nonzero count names a pipeline that never delivered). Synchronous.
+unsigned wgmma_barrier_timeouts(bool reset);
 
 struct Plan {
+  Variant variant = Variant::mma_sync;  // resolved
   int num_splits = 1;
-  int tokens_per_split = 0;  // multiple of 32
+  int tokens_per_split = 0;  // multiple of the variant's tile (32 tokens; wgmma 64)
   std::size_t workspace_bytes = 0;
 };
 Plan plan(const Params& p);
