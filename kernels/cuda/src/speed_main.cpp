@@ -3,7 +3,7 @@
 // calls), plus variant/split sweeps that only the device can settle. Prints a short table last;
 // --json PATH writes every number. FLOPs and bytes come from costmodel/ops.hpp.
 //
-//   mhacfg_cuda_speed [--json PATH] [--device N] [--calls N] [--repeat N] [--only SUBSTRING] [--no-sweeps]
+//   mhacfg_cuda_speed [--json PATH] [--device N] [--calls N] [--repeat N] [--only SUBSTRING] [--skip SUBSTRING]... [--no-sweeps]
 // --repeat: fresh workloads per table row (default 3; the row reports the median of their medians).
 // Exit codes: 0 every case ran, 2 bad arguments, 3 a case failed or no device.
 #include <algorithm>
@@ -269,6 +269,7 @@ double work_of(const Case& c) {
 struct Args {
   std::string json_path;
   std::string only;
+  std::vector<std::string> skip;  // rows whose name holds any of these are not run (h200_check.sh: a kernel whose tests failed)
   int device = 0;
   int calls = cu::detail::kMinTimedCalls;
   int repeat = 3;  // fresh workloads per table row
@@ -285,13 +286,20 @@ Args parse(int argc, char** argv) {
     };
     if (k == "--json") a.json_path = value();
     else if (k == "--only") a.only = value();
+    else if (k == "--skip") a.skip.push_back(value());
     else if (k == "--device") a.device = std::stoi(value());
     else if (k == "--calls") a.calls = std::max(cu::detail::kMinTimedCalls, std::stoi(value()));
     else if (k == "--repeat") a.repeat = std::max(1, std::stoi(value()));
     else if (k == "--no-sweeps") a.sweeps = false;
-    else throw mhacfg::InputError(k, "", "unknown option (known: --json, --device, --calls, --repeat, --only, --no-sweeps)");
+    else throw mhacfg::InputError(k, "", "unknown option (known: --json, --device, --calls, --repeat, --only, --skip, --no-sweeps)");
   }
   return a;
+}
+
+// Whether a row runs: its name holds --only's text (when given) and none of --skip's.
+bool selected(const Args& a, const std::string& name) {
+  if (!a.only.empty() && name.find(a.only) == std::string::npos) return false;
+  return std::none_of(a.skip.begin(), a.skip.end(), [&](const std::string& s) { return name.find(s) != std::string::npos; });
 }
 
 std::string fmt(double v, int prec) {
@@ -441,7 +449,7 @@ int run(const Args& args) {
   cu::Stream stream = cu::create_stream();
   bool any_fp8_gemm = false;  // the fp8 ceiling is timed only for runs that have an fp8 GEMM row
   for (const Case& c : cases(args.sweeps))
-    if ((args.only.empty() || c.name.find(args.only) != std::string::npos) && c.rec.op() == OpKind::gemm &&
+    if (selected(args, c.name) && c.rec.op() == OpKind::gemm &&
         c.rec.dtype == mhacfg::DType::fp8)
       any_fp8_gemm = true;
   const double fp8_ceiling = any_fp8_gemm ? measure_fp8_ceiling(args, stream) : 0.0;
@@ -458,7 +466,7 @@ int run(const Args& args) {
   nlohmann::json rows = nlohmann::json::array();
   std::uint64_t seed = 1;
   for (const Case& c : cases(args.sweeps)) {
-    if (!args.only.empty() && c.name.find(args.only) == std::string::npos) continue;
+    if (!selected(args, c.name)) continue;
     nlohmann::json j;
     if (!time_case(c, args, ceil, fp8_ceiling, stream, seed, j, table)) failed = true;
     rows.push_back(j);
